@@ -1,0 +1,103 @@
+"""Environment variables -> one settings object, with local-first defaults.
+
+Everything that names a place (the brain file, the Ollama server) or a model is configurable,
+so the same brain can be copied between machines and pointed at a bigger box for compute.
+Nothing here touches the disk or the network: reading settings must stay free.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_DB = "~/.secondbrain/brain.db"
+DEFAULT_OLLAMA_URL = "http://localhost:11434"
+DEFAULT_EMBED_MODEL = "nomic-embed-text"
+DEFAULT_MAX_CHARS = 1600  # about 400 tokens of English prose
+DEFAULT_MIN_CHARS = 20
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def _int_env(env: dict, name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+    return value
+
+
+def _float_env(env: dict, name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+
+
+def normalise_ollama_url(raw: str) -> str:
+    """Accept what people put in OLLAMA_HOST (`0.0.0.0:11434`, `box:11434`) as well as full URLs."""
+    raw = raw.strip().rstrip("/")
+    if not raw:
+        return DEFAULT_OLLAMA_URL
+    if "://" not in raw:
+        raw = "http://" + raw
+    scheme, rest = raw.split("://", 1)
+    host = rest.split("/", 1)[0]
+    if host.startswith("0.0.0.0"):
+        # 0.0.0.0 is a listen address; a client must talk to loopback.
+        rest = "127.0.0.1" + rest[len("0.0.0.0"):]
+    if ":" not in host.split("]")[-1]:
+        rest = rest.replace(host, host + ":11434", 1)
+    return f"{scheme}://{rest}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_path: Path
+    ollama_url: str
+    embed_model: str
+    max_chars: int
+    min_chars: int
+    strip_emails: bool
+    doc_prefix: str | None = None
+    query_prefix: str | None = None
+    timeout: float = 120.0
+    retries: int = 3
+    extra: dict = field(default_factory=dict)
+
+
+def load(env: dict | None = None, db: str | os.PathLike | None = None) -> Settings:
+    """Read settings from `env` (default: the process environment); `db` overrides SECONDBRAIN_DB."""
+    env = dict(os.environ if env is None else env)
+    db_raw = str(db) if db is not None else env.get("SECONDBRAIN_DB") or DEFAULT_DB
+    ollama = env.get("OLLAMA_URL") or env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_URL
+    max_chars = _int_env(env, "SECONDBRAIN_MAX_CHARS", DEFAULT_MAX_CHARS)
+    min_chars = _int_env(env, "SECONDBRAIN_MIN_CHARS", DEFAULT_MIN_CHARS)
+    if min_chars >= max_chars:
+        raise ValueError("SECONDBRAIN_MIN_CHARS must be smaller than SECONDBRAIN_MAX_CHARS")
+    return Settings(
+        db_path=Path(os.path.expanduser(db_raw)),
+        ollama_url=normalise_ollama_url(ollama),
+        embed_model=(env.get("SECONDBRAIN_EMBED_MODEL") or DEFAULT_EMBED_MODEL).strip(),
+        max_chars=max_chars,
+        min_chars=min_chars,
+        strip_emails=env.get("SECONDBRAIN_STRIP_EMAILS", "").strip().lower() in _TRUE,
+        doc_prefix=env.get("SECONDBRAIN_DOC_PREFIX"),
+        query_prefix=env.get("SECONDBRAIN_QUERY_PREFIX"),
+        timeout=_float_env(env, "SECONDBRAIN_OLLAMA_TIMEOUT", 120.0),
+        retries=_int_env(env, "SECONDBRAIN_OLLAMA_RETRIES", 3),
+    )
+
+
+def replace(settings: Settings, **changes) -> Settings:
+    import dataclasses
+
+    return dataclasses.replace(settings, **changes)

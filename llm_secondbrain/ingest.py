@@ -1,0 +1,175 @@
+"""The ingest pipeline: sources -> scrub -> segment -> stage, with a summary.
+
+Each file is staged in one transaction together with its ledger entry, so an interrupted
+ingest leaves whole files or nothing, and the next run resumes by skipping what is done.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, TextIO
+
+from . import sources
+from .config import Settings
+from .scrub import RULES_VERSION, scrub_report
+from .segment import segment
+from .store import Brain, ChunkRow
+
+
+@dataclass
+class IngestReport:
+    files_seen: int = 0
+    ingested: int = 0
+    unchanged: int = 0
+    skipped: Counter = field(default_factory=Counter)
+    chunks_added: int = 0
+    chunks_kept: int = 0
+    chunks_removed: int = 0
+    files_removed: int = 0
+    redacted: Counter = field(default_factory=Counter)
+
+    def as_dict(self) -> dict:
+        return {
+            "files_seen": self.files_seen,
+            "ingested": self.ingested,
+            "unchanged": self.unchanged,
+            "skipped": sum(self.skipped.values()),
+            "skipped_by_reason": dict(self.skipped),
+            "chunks_added": self.chunks_added,
+            "chunks_kept": self.chunks_kept,
+            "chunks_removed": self.chunks_removed,
+            "files_removed": self.files_removed,
+            "redacted": sum(self.redacted.values()),
+            "redacted_by_kind": dict(self.redacted),
+        }
+
+    def summary(self) -> str:
+        parts = [
+            f"{self.files_seen} files seen",
+            f"{self.ingested} ingested",
+            f"{self.unchanged} unchanged",
+        ]
+        skipped = sum(self.skipped.values())
+        if skipped:
+            reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items()))
+            parts.append(f"{skipped} skipped ({reasons})")
+        else:
+            parts.append("0 skipped")
+        parts.append(
+            f"chunks: {self.chunks_added} added, {self.chunks_kept} kept, {self.chunks_removed} removed"
+        )
+        if self.files_removed:
+            parts.append(f"{self.files_removed} vanished files removed")
+        if self.redacted:
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(self.redacted.items()))
+            parts.append(f"secrets redacted: {kinds}")
+        else:
+            parts.append("no secrets redacted")
+        return "; ".join(parts)
+
+
+def _stage_text(brain: Brain, report: IngestReport, text: str, settings: Settings, **where) -> None:
+    clean, counts = scrub_report(text, strip_emails=settings.strip_emails)
+    report.redacted.update(counts)
+    rows = [
+        ChunkRow(s.text, s.line_start, s.line_end)
+        for s in segment(clean, settings.max_chars, settings.min_chars)
+    ]
+    result = brain.stage(chunks=rows, **where)
+    report.chunks_added += result.added
+    report.chunks_kept += result.kept
+    report.chunks_removed += result.removed
+
+
+def ingest(
+    brain: Brain,
+    targets: list[str],
+    settings: Settings,
+    *,
+    project: str | None = None,
+    source: str | None = None,
+    name: str | None = None,
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+    max_bytes: int = sources.DEFAULT_MAX_BYTES,
+    stdin: TextIO | None = None,
+    on_file: Callable[[str], None] | None = None,
+) -> IngestReport:
+    """Ingest files, folders (recursively) and '-' (standard input) into `brain`.
+
+    Raises sources.SourceError before anything is written when a named path is unusable.
+    """
+    for target in targets:
+        sources.check_target(target)
+    brain.rescrub_outdated(strip_emails=settings.strip_emails)
+    report = IngestReport()
+    brain_files = {str(brain.path), f"{brain.path}-wal", f"{brain.path}-shm", f"{brain.path}-journal"}
+    walk_info = sources.Walk()
+    seen: set[str] = set()
+    for item in sources.walk(
+        targets, project=project, include=include, exclude=exclude,
+        skip_paths={sources.resolve(p) for p in brain_files}, walk_info=walk_info,
+    ):
+        report.files_seen += 1
+        seen.add(item.path)
+        if isinstance(item, sources.Skipped):
+            report.skipped[item.reason] += 1
+            continue
+        if on_file:
+            on_file(item.path)
+        _ingest_file(brain, report, item, settings, source or "files", max_bytes)
+
+    for root in walk_info.roots:
+        vanished = [p for p in brain.paths_under(root) if p not in seen and not os.path.lexists(p)]
+        if vanished:
+            report.chunks_removed += brain.remove_paths(vanished)
+            report.files_removed += len(vanished)
+
+    if "-" in targets:
+        text = (stdin.read() if stdin is not None else "").replace("\r\n", "\n")
+        report.files_seen += 1
+        if not text.strip():
+            report.skipped["empty"] += 1
+        else:
+            report.ingested += 1
+            _stage_text(
+                brain, report, text, settings,
+                path=name or "-", project=project or "default", source=source or "stdin",
+                ts=None, replace=name is not None,
+            )
+    return report
+
+
+def _ingest_file(brain: Brain, report: IngestReport, entry: sources.FileEntry,
+                 settings: Settings, source: str, max_bytes: int) -> None:
+    record = brain.file_record(entry.path)
+    current = (
+        record is not None
+        and record.get("scrub_version") == RULES_VERSION
+        and record.get("project") == entry.project
+        and record.get("source") == source
+    )
+    if current and record["size"] == entry.size and record["mtime_ns"] == entry.mtime_ns:
+        report.unchanged += 1
+        return
+    try:
+        text, raw = sources.read_text(entry, max_bytes)
+    except sources.Skip as skip:
+        report.skipped[skip.reason] += 1
+        return
+    content_sha = hashlib.sha256(raw).hexdigest()
+    if current and record["content_sha"] == content_sha:
+        brain.touch_file(entry.path, size=entry.size, mtime_ns=entry.mtime_ns, ts=entry.ts)
+        report.unchanged += 1
+        return
+    if text.strip():
+        report.ingested += 1
+    else:  # staged all the same, so a file that was emptied loses its old chunks
+        report.skipped["empty"] += 1
+    _stage_text(
+        brain, report, text, settings,
+        path=entry.path, project=entry.project, source=source, ts=entry.ts,
+        ledger={"size": entry.size, "mtime_ns": entry.mtime_ns, "content_sha": content_sha},
+    )

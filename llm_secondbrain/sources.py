@@ -1,0 +1,238 @@
+"""Walk what the user named and yield what can be ingested, strictly read-only.
+
+Files are stat-ed first and read only when the ingest asks (so unchanged files are skipped
+without reading them). Nothing here ever writes, renames or locks a source; symlinks are not
+followed out of the folder being ingested, nor into loops; FIFOs and devices are never opened.
+"""
+from __future__ import annotations
+
+import codecs
+import fnmatch
+import os
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Iterator
+
+# Folders that are tooling, not notes.
+NOISE_DIRS = {
+    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cache", ".idea", ".ipynb_checkpoints",
+    "site-packages", ".eggs", ".gradle", ".terraform", ".next", ".hypothesis",
+}
+NOISE_FILES = {".DS_Store", "Thumbs.db"}
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+SNIFF_BYTES = 8192
+
+
+class SourceError(Exception):
+    """A path the user named cannot be used (missing, unreadable)."""
+
+
+class Skip(Exception):
+    """A file is left out, for a reason that the summary counts."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class FileEntry:
+    """A regular file found under a target, not yet read."""
+
+    path: str  # absolute, resolved
+    root: str | None  # the folder target it was found under, for removal of vanished files
+    size: int
+    mtime_ns: int
+    project: str
+
+    @property
+    def ts(self) -> str:
+        return iso_from_ns(self.mtime_ns)
+
+
+@dataclass
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass
+class Walk:
+    """What a walk found: entries and skips as they come, then the folders it covered."""
+
+    roots: list[str] = field(default_factory=list)
+
+
+def iso_from_ns(ns: int) -> str:
+    return datetime.fromtimestamp(ns / 1e9, timezone.utc).isoformat(timespec="seconds")
+
+
+def resolve(path: str) -> str:
+    """The one spelling of a path the brain stores: absolute, symlinks resolved."""
+    return os.path.realpath(os.path.abspath(os.path.expanduser(path)))
+
+
+def _matches(rel: str, patterns: tuple[str, ...]) -> bool:
+    name = os.path.basename(rel)
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
+
+
+def check_target(target: str) -> None:
+    """Fail early, in one line, on a path the user named that cannot be ingested."""
+    if target == "-":
+        return
+    if not os.path.lexists(target):
+        raise SourceError(f"no such file or folder: {target}")
+    if not os.path.exists(target):
+        raise SourceError(f"broken symlink: {target}")
+    mode = os.R_OK | (os.X_OK if os.path.isdir(target) else 0)
+    if not os.access(target, mode):
+        raise SourceError(f"permission denied: {target}")
+
+
+def walk(
+    targets: list[str],
+    *,
+    project: str | None = None,
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+    skip_paths: set[str] = frozenset(),
+    walk_info: Walk | None = None,
+) -> Iterator[FileEntry | Skipped]:
+    """Yield a FileEntry for every candidate file under `targets` (stdin excluded), and a
+    Skipped for everything left out on the way."""
+    seen: set[str] = set()
+    for target in targets:
+        if target == "-":
+            continue
+        real = resolve(target)
+        if os.path.isdir(real):
+            if walk_info is not None:
+                walk_info.roots.append(real)
+            yield from _walk_dir(real, project or os.path.basename(real) or "default",
+                                 include, exclude, skip_paths, seen)
+        else:
+            if real in seen:
+                continue
+            seen.add(real)
+            yield _entry(real, None, project or os.path.basename(os.path.dirname(real)) or "default")
+
+
+def _entry(path: str, root: str | None, project: str) -> FileEntry | Skipped:
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return Skipped(path, "unreadable" if isinstance(e, PermissionError) else "vanished")
+    if not stat.S_ISREG(st.st_mode):
+        return Skipped(path, "not a regular file")
+    return FileEntry(path, root, st.st_size, st.st_mtime_ns, project)
+
+
+def _walk_dir(root, project, include, exclude, skip_paths, seen) -> Iterator[FileEntry | Skipped]:
+    errors: list[OSError] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append, followlinks=False):
+        while errors:
+            err = errors.pop()
+            yield Skipped(err.filename or dirpath, "unreadable folder")
+        rel_dir = os.path.relpath(dirpath, root)
+        kept_dirs = []
+        for d in sorted(dirnames):
+            rel = os.path.normpath(os.path.join(rel_dir, d))
+            full = os.path.join(dirpath, d)
+            if d in NOISE_DIRS or os.path.exists(os.path.join(full, "pyvenv.cfg")):
+                continue
+            if exclude and _matches(rel, exclude):
+                continue
+            if os.path.islink(full):
+                yield Skipped(full, "symlinked folder")
+                continue
+            kept_dirs.append(d)
+        dirnames[:] = kept_dirs
+        for f in sorted(filenames):
+            full = os.path.join(dirpath, f)
+            rel = os.path.normpath(os.path.join(rel_dir, f))
+            if f in NOISE_FILES or full in skip_paths:
+                continue
+            if exclude and _matches(rel, exclude):
+                continue
+            if include and not _matches(rel, include):
+                continue
+            real = full
+            if os.path.islink(full):
+                real = os.path.realpath(full)
+                if not real.startswith(root + os.sep):
+                    yield Skipped(full, "symlink out of folder")
+                    continue
+                if real in skip_paths:
+                    continue
+            if real in seen:
+                continue
+            seen.add(real)
+            yield _entry(real, root, project)
+        if errors:
+            for err in errors:
+                yield Skipped(err.filename or dirpath, "unreadable folder")
+            errors.clear()
+
+
+def read_text(entry: FileEntry, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[str, bytes]:
+    """Read a file as text, or raise Skip. Returns (text, raw bytes).
+
+    Opened O_NONBLOCK and checked again after open, so a file swapped for a FIFO between the
+    walk and the read cannot hang the ingest.
+    """
+    if entry.size > max_bytes:
+        raise Skip("too large")
+    try:
+        fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except PermissionError:
+        raise Skip("unreadable") from None
+    except FileNotFoundError:
+        raise Skip("vanished") from None
+    except OSError:
+        raise Skip("unreadable") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Skip("not a regular file")
+        if st.st_size > max_bytes:
+            raise Skip("too large")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError:
+        raise Skip("unreadable") from None
+    finally:
+        os.close(fd)
+    if len(raw) > max_bytes:
+        raise Skip("too large")
+    return decode(raw), raw
+
+
+def decode(raw: bytes) -> str:
+    """Bytes -> text, or Skip('binary') / Skip('not UTF-8'). Newlines become \\n."""
+    if raw.startswith(codecs.BOM_UTF8):
+        text = raw[3:].decode("utf-8", errors="strict") if _utf8_ok(raw[3:]) else None
+    elif raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = raw.decode("utf-16")
+        except UnicodeDecodeError:
+            text = None
+    else:
+        if b"\x00" in raw[:SNIFF_BYTES]:
+            raise Skip("binary")
+        text = raw.decode("utf-8") if _utf8_ok(raw) else None
+    if text is None:
+        raise Skip("not UTF-8")
+    if "\x00" in text:
+        raise Skip("binary")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _utf8_ok(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -1,0 +1,525 @@
+"""The brain file: opening it, its schema and migrations, staging chunks, deleting.
+
+One SQLite file holds everything (chunks, the FTS5 index, vectors, facts), so a brain moves
+between machines by copying it. sqlite-vec must load into the connection; many Pythons
+(pyenv's, this machine's) build `sqlite3` without loadable extensions, so when the stdlib
+cannot load it we fall back to the `sqlean` wheel, which can. We never use `pysqlite3`:
+sqlite-utils would silently switch `llm`'s own databases to it, and loading it beside sqlean
+in one process crashes.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import sqlite_utils
+
+from .scrub import RULES_VERSION
+
+BUSY_TIMEOUT_S = 60.0
+
+
+class BrainError(Exception):
+    """A problem with the brain file, phrased for the user in one line."""
+
+
+def _db_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [sqlite3.Error]
+    with contextlib.suppress(ImportError):
+        import sqlean
+
+        errors.append(sqlean.Error)
+    return tuple(errors)
+
+
+DB_ERRORS = _db_errors()
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def text_sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def stdlib_can_load_extensions() -> bool:
+    return hasattr(sqlite3.Connection, "enable_load_extension")
+
+
+def _raw_connect(path: str, driver: str | None):
+    """Open a DB-API connection that has sqlite-vec loaded; returns (conn, driver name)."""
+    import sqlite_vec
+
+    if driver is None:
+        driver = os.environ.get("SECONDBRAIN_SQLITE") or (
+            "sqlite3" if stdlib_can_load_extensions() else "sqlean"
+        )
+    if driver == "sqlite3":
+        module = sqlite3
+    elif driver == "sqlean":
+        import sqlean as module  # type: ignore[no-redef]
+    else:
+        raise BrainError(f"SECONDBRAIN_SQLITE must be 'sqlite3' or 'sqlean', not {driver!r}")
+    conn = module.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+    try:
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+    except AttributeError:
+        conn.close()
+        raise BrainError(
+            "this Python's sqlite3 cannot load extensions; unset SECONDBRAIN_SQLITE to use sqlean"
+        ) from None
+    return conn, driver
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema. Migration 1 is the schema of the original single-file brain.py, so brains it made
+# open and upgrade in place; later migrations add to it. Each runs in one transaction.
+
+
+def _m1_seed_schema(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """CREATE TABLE IF NOT EXISTS chunks (
+            id INTEGER PRIMARY KEY,
+            sha TEXT NOT NULL,
+            source TEXT, project TEXT, path TEXT, ref TEXT, ts TEXT, role TEXT,
+            text TEXT NOT NULL,
+            embedded INTEGER NOT NULL DEFAULT 0,
+            created TEXT
+        )"""
+    )
+    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS chunks_sha ON chunks(sha)")
+    db.execute("CREATE INDEX IF NOT EXISTS chunks_embedded ON chunks(embedded)")
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS fts_chunks USING fts5("
+        "text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    # The trigger shapes sqlite-utils' enable_fts(create_triggers=True) writes.
+    db.execute(
+        """CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO fts_chunks(rowid, text) VALUES (new.id, new.text);
+        END"""
+    )
+    db.execute(
+        """CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO fts_chunks(fts_chunks, rowid, text) VALUES ('delete', old.id, old.text);
+        END"""
+    )
+    db.execute(
+        """CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text ON chunks BEGIN
+            INSERT INTO fts_chunks(fts_chunks, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO fts_chunks(rowid, text) VALUES (new.id, new.text);
+        END"""
+    )
+    if not db["facts"].exists():
+        db["facts"].create(
+            {"id": int, "text": str, "source": str, "chunk_id": int, "created": str}, pk="id"
+        )
+    if not db["meta"].exists():
+        db["meta"].create({"key": str, "value": str}, pk="key")
+
+
+def _m2_per_file_identity(db: sqlite_utils.Database) -> None:
+    """Identity per file, line spans for citations, scrub version, and the files ledger."""
+    chunks = db["chunks"]
+    columns = chunks.columns_dict
+    for name, kind in (("line_start", int), ("line_end", int), ("scrub_version", int), ("embed_error", str)):
+        if name not in columns:
+            chunks.add_column(name, kind)
+    db.execute("UPDATE chunks SET scrub_version = 0 WHERE scrub_version IS NULL")
+    db.execute("DROP INDEX IF EXISTS chunks_sha")
+    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS chunks_path_sha ON chunks(path, sha)")
+    db.execute("CREATE INDEX IF NOT EXISTS chunks_sha ON chunks(sha)")
+    db.execute("CREATE INDEX IF NOT EXISTS chunks_project ON chunks(project)")
+    db.execute("CREATE INDEX IF NOT EXISTS chunks_source ON chunks(source)")
+    if not db["files"].exists():
+        db["files"].create(
+            {
+                "path": str, "project": str, "source": str, "size": int, "mtime_ns": int,
+                "content_sha": str, "ts": str, "ingested": str, "scrub_version": int,
+            },
+            pk="path",
+        )
+    # Brains from the seed script have chunks but no ledger: enter their paths so `sources`
+    # and `forget` see them.
+    db.execute(
+        """INSERT OR IGNORE INTO files(path, project, source, ingested, scrub_version)
+           SELECT path, max(project), max(source), max(created), 0
+           FROM chunks WHERE path IS NOT NULL GROUP BY path"""
+    )
+    facts = db["facts"]
+    if "path" not in facts.columns_dict:
+        facts.add_column("path", str)
+
+
+MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _migrate(db: sqlite_utils.Database) -> None:
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise BrainError(
+            f"this brain was made by a newer llm-secondbrain (schema {version}, this one knows "
+            f"{SCHEMA_VERSION}); upgrade with: llm install -U llm-secondbrain"
+        )
+    for number in range(version + 1, SCHEMA_VERSION + 1):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # A seed brain already has tables but no user_version: migration 1 is IF NOT EXISTS.
+            MIGRATIONS[number - 1](db)
+            db.execute(f"PRAGMA user_version = {number}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+
+def _create_private(path: Path) -> None:
+    """Create the brain's folder (0700) and file (0600) before SQLite does, owner-only."""
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
+    os.close(fd)
+
+
+@dataclass
+class StageResult:
+    added: int = 0
+    kept: int = 0
+    removed: int = 0
+
+
+@dataclass
+class ChunkRow:
+    text: str
+    line_start: int
+    line_end: int
+
+
+class Brain:
+    """An open brain. Writes happen in short IMMEDIATE transactions so readers never wait long."""
+
+    def __init__(self, path: Path, *, driver: str | None = None, create: bool = True):
+        self.path = Path(path)
+        try:
+            if not self.path.exists():
+                if not create:
+                    raise BrainError(f"no brain at {self.path} (run: llm brain ingest PATH)")
+                _create_private(self.path)
+            conn, self.driver = _raw_connect(str(self.path), driver)
+        except OSError as e:
+            raise BrainError(f"cannot open brain {self.path}: {e.strerror or e}") from None
+        except DB_ERRORS as e:
+            raise BrainError(f"cannot open brain {self.path}: {e}") from None
+        self.db = sqlite_utils.Database(conn)
+        self.conn = conn
+        try:
+            self.read_only = False
+            self._configure()
+            _migrate(self.db)
+        except DB_ERRORS as e:
+            conn.close()
+            raise BrainError(f"cannot open brain {self.path}: {e}") from None
+
+    def _configure(self) -> None:
+        self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        mode = self.conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":  # a read-only file or folder cannot switch; still readable
+            self.read_only = True
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        self.conn.execute("PRAGMA recursive_triggers = ON")
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Fold the WAL back into the main file so copying brain.db copies everything."""
+        with contextlib.suppress(*DB_ERRORS):
+            if not self.read_only:
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with contextlib.suppress(*DB_ERRORS):
+            self.conn.close()
+
+    def __enter__(self) -> "Brain":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[None]:
+        """One atomic write. IMMEDIATE takes the write lock up front, so two writers queue on
+        the busy timeout instead of failing with 'database is locked' on lock upgrade."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(*DB_ERRORS):
+                self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # -- meta ----------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        if value is None:
+            self.conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+        else:
+            self.conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    def has_vectors_table(self) -> bool:
+        return self.db["vec_chunks"].exists()
+
+    # -- files ledger --------------------------------------------------------------------------
+
+    def file_record(self, path: str) -> dict | None:
+        cur = self.conn.execute("SELECT * FROM files WHERE path = ?", (path,))
+        row = cur.fetchone()
+        if row is None:
+            return None
+        return dict(zip([d[0] for d in cur.description], row))
+
+    def touch_file(self, path: str, **fields) -> None:
+        """Refresh the ledger entry of an unchanged file (mtime touched, same content)."""
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        with self.write():
+            self.conn.execute(f"UPDATE files SET {sets} WHERE path = ?", (*fields.values(), path))
+
+    def paths_under(self, root: str) -> list[str]:
+        prefix = root.rstrip(os.sep) + os.sep
+        rows = self.conn.execute(
+            "SELECT path FROM files WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    # -- staging -------------------------------------------------------------------------------
+
+    def stage(
+        self,
+        *,
+        path: str,
+        chunks: list[ChunkRow],
+        project: str,
+        source: str,
+        ts: str | None,
+        ref: str | None = None,
+        role: str | None = None,
+        replace: bool = True,
+        ledger: dict | None = None,
+    ) -> StageResult:
+        """Make the brain hold exactly `chunks` for `path` (or add them, when replace=False).
+
+        Unchanged chunks keep their row (and vector); only their line span is refreshed. The
+        chunk rows and the ledger entry change in one transaction, so an interrupted ingest
+        either did the whole file or nothing, and the next run picks up where it stopped.
+        """
+        result = StageResult()
+        created = now_iso()
+        wanted: dict[str, ChunkRow] = {}
+        for chunk in chunks:
+            wanted.setdefault(text_sha(chunk.text), chunk)
+        with self.write():
+            existing = dict(
+                self.conn.execute("SELECT sha, id FROM chunks WHERE path = ?", (path,)).fetchall()
+            )
+            if replace:
+                stale = [cid for sha, cid in existing.items() if sha not in wanted]
+                self._delete_ids(stale)
+                result.removed = len(stale)
+            new_rows = []
+            for sha, chunk in wanted.items():
+                if sha in existing:
+                    result.kept += 1
+                    self.conn.execute(
+                        "UPDATE chunks SET line_start = ?, line_end = ?, project = ?, source = ?, ts = ? "
+                        "WHERE id = ?",
+                        (chunk.line_start, chunk.line_end, project, source, ts, existing[sha]),
+                    )
+                else:
+                    new_rows.append(
+                        (sha, source, project, path, ref, ts, role, chunk.text,
+                         chunk.line_start, chunk.line_end, RULES_VERSION, created)
+                    )
+            if new_rows:
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO chunks(sha, source, project, path, ref, ts, role, text, "
+                    "line_start, line_end, scrub_version, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    new_rows,
+                )
+                result.added = len(new_rows)
+            entry = {
+                "path": path, "project": project, "source": source, "ts": ts,
+                "ingested": created, "scrub_version": RULES_VERSION, **(ledger or {}),
+            }
+            cols = ", ".join(entry)
+            self.conn.execute(
+                f"INSERT INTO files({cols}) VALUES ({', '.join('?' * len(entry))}) "
+                f"ON CONFLICT(path) DO UPDATE SET "
+                + ", ".join(f"{k} = excluded.{k}" for k in entry if k != "path"),
+                tuple(entry.values()),
+            )
+        return result
+
+    def _delete_ids(self, ids: Iterable[int]) -> int:
+        """Delete chunks by id; the FTS rows go by trigger, the vectors here (same transaction)."""
+        ids = list(ids)
+        has_vec = self.has_vectors_table()
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            marks = ",".join("?" * len(part))
+            if has_vec:
+                self.conn.execute(f"DELETE FROM vec_chunks WHERE rowid IN ({marks})", part)
+            self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
+        return len(ids)
+
+    def rescrub_outdated(self, *, strip_emails: bool = False) -> int:
+        """Scrub again, in place, every chunk stored under older scrub rules, so an upgraded
+        brain never keeps a secret the new rules catch. Changed chunks lose their vector and
+        are embedded again; their files are re-read on the next ingest (ledger version)."""
+        if int(self.get_meta("scrub_version") or 0) >= RULES_VERSION:
+            return 0
+        from .scrub import scrub
+
+        changed = 0
+        while True:
+            with self.write():
+                rows = self.conn.execute(
+                    "SELECT id, path, text FROM chunks WHERE coalesce(scrub_version, 0) < ? LIMIT 500",
+                    (RULES_VERSION,),
+                ).fetchall()
+                for cid, path, text in rows:
+                    clean = scrub(text, strip_emails=strip_emails)
+                    if clean == text:
+                        self.conn.execute(
+                            "UPDATE chunks SET scrub_version = ? WHERE id = ?", (RULES_VERSION, cid)
+                        )
+                        continue
+                    changed += 1
+                    sha = text_sha(clean)
+                    twin = self.conn.execute(
+                        "SELECT id FROM chunks WHERE path IS ? AND sha = ? AND id != ?", (path, sha, cid)
+                    ).fetchone()
+                    if twin:
+                        self._delete_ids([cid])
+                        continue
+                    if self.has_vectors_table():
+                        self.conn.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
+                    self.conn.execute(
+                        "UPDATE chunks SET text = ?, sha = ?, embedded = 0, embed_error = NULL, "
+                        "scrub_version = ? WHERE id = ?",
+                        (clean, sha, RULES_VERSION, cid),
+                    )
+                if not rows:
+                    for fid, text in self.conn.execute("SELECT id, text FROM facts").fetchall():
+                        clean = scrub(text or "", strip_emails=strip_emails)
+                        if clean != (text or ""):
+                            changed += 1
+                            self.conn.execute("UPDATE facts SET text = ? WHERE id = ?", (clean, fid))
+                    self.set_meta("scrub_version", str(RULES_VERSION))
+                    return changed
+
+    # -- forgetting ----------------------------------------------------------------------------
+
+    def forget(
+        self, *, paths: Iterable[str] = (), project: str | None = None, source: str | None = None
+    ) -> tuple[int, int]:
+        """Remove chunks (and their FTS rows and vectors) by path prefix, project or source.
+
+        A path forgets that file, or everything under it when it is a folder. Returns
+        (chunks removed, files removed from the ledger).
+        """
+        where, params = [], []
+        for p in paths:
+            where.append("(path = ? OR substr(path, 1, ?) = ?)")
+            prefix = p.rstrip(os.sep) + os.sep
+            params += [p, len(prefix), prefix]
+        clauses = []
+        if where:
+            clauses.append("(" + " OR ".join(where) + ")")
+        if project is not None:
+            clauses.append("project = ?")
+            params.append(project)
+        if source is not None:
+            clauses.append("source = ?")
+            params.append(source)
+        if not clauses:
+            raise BrainError("say what to forget: a PATH, --project or --source")
+        cond = " AND ".join(clauses)
+        with self.write():
+            ids = [r[0] for r in self.conn.execute(f"SELECT id FROM chunks WHERE {cond}", params)]
+            removed = self._delete_ids(ids)
+            files = self.conn.execute(f"DELETE FROM files WHERE {cond}", params).rowcount
+        return removed, files
+
+    def remove_paths(self, paths: Iterable[str]) -> int:
+        """Remove files that vanished from a folder: their chunks and ledger rows."""
+        removed = 0
+        for p in paths:
+            with self.write():
+                ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE path = ?", (p,))]
+                removed += self._delete_ids(ids)
+                self.conn.execute("DELETE FROM files WHERE path = ?", (p,))
+        return removed
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def stats(self) -> dict:
+        q = self.conn.execute
+        total, embedded, pending, failed = q(
+            "SELECT count(*), coalesce(sum(embedded = 1), 0), coalesce(sum(embedded = 0), 0), "
+            "coalesce(sum(embedded = -1), 0) FROM chunks"
+        ).fetchone()
+        by_project = dict(q("SELECT coalesce(project, ''), count(*) FROM chunks GROUP BY 1 ORDER BY 2 DESC"))
+        by_source = dict(q("SELECT coalesce(source, ''), count(*) FROM chunks GROUP BY 1 ORDER BY 2 DESC"))
+        files = q("SELECT count(*) FROM files").fetchone()[0]
+        facts = q("SELECT count(*) FROM facts").fetchone()[0]
+        size = sum(
+            os.path.getsize(p) for p in (self.path, Path(f"{self.path}-wal")) if os.path.exists(p)
+        )
+        dim = self.get_meta("embed_dim")
+        return {
+            "path": str(self.path),
+            "chunks": total,
+            "embedded": embedded,
+            "pending": pending,
+            "failed": failed,
+            "files": files,
+            "facts": facts,
+            "projects": by_project,
+            "sources": by_source,
+            "size_bytes": size,
+            "embed_model": self.get_meta("embed_model"),
+            "embed_dim": int(dim) if dim else None,
+            "schema_version": SCHEMA_VERSION,
+            "scrub_version": RULES_VERSION,
+        }
+
+    def sources(self) -> list[dict]:
+        cur = self.conn.execute(
+            """SELECT f.path, f.project, f.source, count(c.id) AS chunks, f.ingested, f.ts
+               FROM files f LEFT JOIN chunks c ON c.path = f.path
+               GROUP BY f.path ORDER BY f.path"""
+        )
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur]
+
+
+def open_brain(path: Path | str, *, driver: str | None = None, create: bool = True) -> Brain:
+    return Brain(Path(path), driver=driver, create=create)

@@ -1,0 +1,125 @@
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_secondbrain import store
+from llm_secondbrain.store import ChunkRow, open_brain
+
+
+def test_new_brain_is_owner_only_and_wal(brain_path):
+    brain = open_brain(brain_path)
+    assert brain.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    brain.close()
+    assert stat.S_IMODE(os.stat(brain_path.parent).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(brain_path).st_mode) == 0o600
+
+
+def test_close_checkpoints_into_one_file(brain_path):
+    brain = open_brain(brain_path)
+    brain.stage(path="/n.md", chunks=[ChunkRow("hello there world", 1, 1)], project="p",
+                source="files", ts=None)
+    brain.close()
+    wal = Path(f"{brain_path}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    # a copy of the main file alone holds the chunk
+    copy = brain_path.parent / "copy.db"
+    copy.write_bytes(brain_path.read_bytes())
+    assert sqlite3.connect(copy).execute("SELECT text FROM chunks").fetchall() == [("hello there world",)]
+
+
+def test_fts_index_is_external_content_and_follows_changes(brain_path):
+    brain = open_brain(brain_path)
+    sql = brain.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'fts_chunks'").fetchone()[0]
+    assert "content='chunks'" in sql
+    brain.stage(path="/a", chunks=[ChunkRow("alpha bravo", 1, 1)], project="p", source="s", ts=None)
+    brain.stage(path="/a", chunks=[ChunkRow("charlie delta", 1, 1)], project="p", source="s", ts=None)
+
+    def match(q):
+        return brain.conn.execute("SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ?", (q,)).fetchall()
+
+    assert match("alpha") == []
+    assert len(match("charlie")) == 1
+    brain.conn.execute("INSERT INTO fts_chunks(fts_chunks, rank) VALUES ('integrity-check', 1)")
+    brain.close()
+
+
+def test_same_paragraph_in_two_files_is_two_chunks(brain_path):
+    brain = open_brain(brain_path)
+    for p in ("/one.md", "/two.md"):
+        brain.stage(path=p, chunks=[ChunkRow("shared paragraph text", 3, 4)], project="p",
+                    source="s", ts=None)
+    assert brain.stats()["chunks"] == 2
+    brain.forget(paths=["/one.md"])
+    rows = brain.conn.execute("SELECT path, line_start FROM chunks").fetchall()
+    assert rows == [("/two.md", 3)]
+    brain.close()
+
+
+def test_opens_with_sqlean_fallback(brain_path):
+    brain = open_brain(brain_path, driver="sqlean")
+    assert brain.driver == "sqlean"
+    assert brain.conn.execute("SELECT vec_version()").fetchone()[0].startswith("v")
+    brain.close()
+
+
+@pytest.mark.skipif(not store.stdlib_can_load_extensions(),
+                    reason="this Python's sqlite3 cannot load extensions (CI runs this on Debian's)")
+def test_opens_with_stdlib_sqlite3(brain_path):
+    brain = open_brain(brain_path)
+    assert brain.driver == "sqlite3"
+    assert brain.conn.execute("SELECT vec_version()").fetchone()[0].startswith("v")
+    brain.close()
+
+
+def test_default_driver_matches_what_this_python_can_do(brain_path):
+    brain = open_brain(brain_path)
+    assert brain.driver == ("sqlite3" if store.stdlib_can_load_extensions() else "sqlean")
+    brain.close()
+
+
+SEED_SCHEMA = """
+CREATE TABLE chunks (id INTEGER PRIMARY KEY, sha TEXT NOT NULL, source TEXT, project TEXT,
+  path TEXT, ref TEXT, ts TEXT, role TEXT, text TEXT NOT NULL, embedded INTEGER NOT NULL DEFAULT 0,
+  created TEXT);
+CREATE UNIQUE INDEX chunks_sha ON chunks(sha);
+CREATE VIRTUAL TABLE fts_chunks USING fts5(text, content='chunks', content_rowid='id');
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO fts_chunks(rowid, text) VALUES (new.id, new.text); END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO fts_chunks(fts_chunks, rowid, text) VALUES ('delete', old.id, old.text); END;
+CREATE TABLE facts (id INTEGER PRIMARY KEY, text TEXT, source TEXT, created TEXT);
+"""
+
+
+def test_brain_from_the_seed_script_upgrades_in_place(brain_path):
+    """A brain.db made by the original single-file brain.py opens, upgrades, and gets re-scrubbed."""
+    brain_path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(brain_path)
+    conn.executescript(SEED_SCHEMA)
+    conn.execute(
+        "INSERT INTO chunks(sha, source, project, path, text, embedded, created) "
+        "VALUES ('x', 'notes', 'home', '/old.md', 'old note: password=Oldpass2024xyz', 0, '2025-01-01')"
+    )
+    conn.commit()
+    conn.close()
+    brain = open_brain(brain_path)
+    assert brain.conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
+    assert brain.sources()[0]["path"] == "/old.md"
+    assert brain.rescrub_outdated() == 1
+    text = brain.conn.execute("SELECT text FROM chunks").fetchone()[0]
+    assert "Oldpass2024xyz" not in text and "[REDACTED:" in text
+    brain.close()
+
+
+def test_newer_schema_is_refused_clearly(brain_path):
+    open_brain(brain_path).close()
+    conn = sqlite3.connect(brain_path)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(store.BrainError, match="newer llm-secondbrain"):
+        open_brain(brain_path)
