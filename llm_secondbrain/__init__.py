@@ -10,3 +10,50 @@ def register_commands(cli):
     from .cli import register
 
     register(cli)
+
+
+@llm.hookimpl
+def register_embedding_models(register):
+    import os
+
+    from .ollama import SecondBrainEmbeddingModel, registered_models
+
+    for name in registered_models(os.environ.get("SECONDBRAIN_EMBED_MODEL")):
+        register(SecondBrainEmbeddingModel(name))
+
+
+@llm.hookimpl
+def register_fragment_loaders(register):
+    register("brain", brain_fragment)
+
+
+def brain_fragment(argument: str):
+    """brain:QUERY — the top hits from your second brain for QUERY, each cited as path:line."""
+    from .faces import fragment
+
+    return fragment(argument)
+
+
+@llm.hookimpl
+def register_tools(register):
+    register(brain_recall)
+
+
+def brain_recall(query: str, k: int = 5) -> str:
+    """Search the user's personal second brain: their own notes, documents, code and chat
+    logs. Use it when a question may be answered by something the user wrote down or
+    decided earlier (meetings, invoices, servers, people, plans), or to look up an exact
+    identifier such as an invoice number, IBAN, ticket key or error code. Returns up to k
+    passages, each cited as path:line."""
+    from .faces import tool
+
+    return tool(query, k)
+
+
+def __getattr__(name: str):
+    # The Python API, imported only when used: `from llm_secondbrain import SecondBrain`.
+    if name in ("SecondBrain", "Hit", "RecallResult"):
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(name)

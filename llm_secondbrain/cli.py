@@ -83,6 +83,55 @@ def register(cli: click.Group) -> None:
         """Print the path of the brain file in use."""
         click.echo(str(_settings(db_path).db_path))
 
+    @brain_group.command(name="recall")
+    @click.argument("query")
+    @click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="How many hits")
+    @click.option("--mode", type=click.Choice(["hybrid", "dense", "lexical"]), default="hybrid",
+                  show_default=True, help="Meaning and words fused, meaning only, or words only")
+    @click.option("--project", help="Only chunks of this project")
+    @click.option("--source", help="Only chunks of this source")
+    @click.option("--path", "path_glob", help="Only chunks whose file path matches this glob")
+    @click.option("--since", help="Only chunks dated on or after this ISO date")
+    @click.option("--until", help="Only chunks dated on or before this ISO date")
+    @click.option("--pool", type=click.IntRange(min=1), default=None,
+                  help="Candidates taken from each channel before fusion")
+    @click.option("--rrf-k", type=click.IntRange(min=1), default=None, help="RRF constant")
+    @click.option("--json", "as_json", is_flag=True, help="One JSON object per line per hit")
+    @click.option("--explain", is_flag=True, help="Show each channel's rank and contribution")
+    @db_option
+    @friendly_errors
+    def recall_cmd(query, k, mode, project, source, path_glob, since, until, pool, rrf_k, as_json,
+                   explain, db_path):
+        """Find what the brain knows about QUERY, by meaning and by exact token.
+
+        Exact identifiers in the query (INV/2026/00037, an IBAN however it is spaced, an
+        error code) put the chunks that contain them first. Without Ollama or vectors it
+        answers lexically and says so on stderr.
+        """
+        from .api import SecondBrain
+        from .recall import DEFAULT_POOL, DEFAULT_RRF_K
+
+        with SecondBrain.open(_settings(db_path).db_path, create=False) as brain:
+            result = brain.search(
+                query, k, mode, project=project, source=source, path=path_glob, since=since,
+                until=until, pool=pool or DEFAULT_POOL, rrf_k=rrf_k or DEFAULT_RRF_K,
+            )
+        for note in result.notes:
+            click.echo(note, err=True)
+        for rank, hit in enumerate(result.hits, start=1):
+            if as_json:
+                click.echo(json.dumps({"rank": rank, **hit.as_dict()}))
+                continue
+            click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}  [{hit.project}]")
+            snippet = " ".join(hit.text.split())
+            click.echo(f"    {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
+            if explain:
+                parts = [f"{lane} #{r}" + (f" +{hit.contributions[lane]:.4f}" if lane in hit.contributions else "")
+                         for lane, r in sorted(hit.ranks.items())]
+                click.echo(f"    [{result.mode}] " + ", ".join(parts))
+        if not result.hits and not as_json:
+            click.echo("no matches", err=True)
+
     @brain_group.command(name="ingest")
     @click.argument("paths", nargs=-1, required=True)
     @click.option("--project", help="Project name stored on every chunk (default: the folder's name)")
@@ -94,10 +143,13 @@ def register(cli: click.Group) -> None:
                   show_default=True, help="Skip files larger than this many MB")
     @click.option("--strip-emails", is_flag=True, default=None,
                   help="Redact e-mail addresses too (or set SECONDBRAIN_STRIP_EMAILS=1)")
+    @click.option("--no-embed", is_flag=True, help="Only store; embed later with: llm brain embed")
+    @click.option("--no-progress", is_flag=True, help="Hide the embedding progress bar")
     @click.option("--json", "as_json", is_flag=True, help="Print the summary as a JSON object")
     @db_option
     @friendly_errors
-    def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_emails, as_json, db_path):
+    def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_emails, no_embed,
+                   no_progress, as_json, db_path):
         """Ingest files, folders (recursively) and - (standard input).
 
         Every text is scrubbed of secrets, cut into paragraph chunks and stored once.
@@ -116,12 +168,12 @@ def register(cli: click.Group) -> None:
             report = ingest(
                 brain, list(paths), settings, project=project, source=source, name=name,
                 include=include, exclude=exclude, max_bytes=int(max_size * 1024 * 1024),
-                stdin=click.get_text_stream("stdin") if "-" in paths else None,
+                stdin=sys.stdin if "-" in paths else None,
             )
-        if as_json:
-            click.echo(json.dumps(report.as_dict()))
-        else:
-            click.echo(report.summary(), err=False)
+            summary = report.as_dict()
+            if not no_embed:
+                summary["embedding"] = _embed_after_ingest(brain, settings, progress=not no_progress)
+        click.echo(json.dumps(summary) if as_json else report.summary())
 
     @brain_group.command(name="stats")
     @click.option("--json", "as_json", is_flag=True, help="Output as JSON")
@@ -207,6 +259,69 @@ def register(cli: click.Group) -> None:
             total = sum(counts.values())
             kinds = ", ".join(f"{k}: {n}" for k, n in sorted(counts.items())) or "nothing"
             click.echo(f"redacted {total}: {kinds}", err=True)
+
+    def _embed_options(fn):
+        fn = click.option("--json", "as_json", is_flag=True, help="Print the summary as a JSON object")(fn)
+        fn = click.option("--no-progress", is_flag=True, help="Hide the progress bar (shown on a terminal)")(fn)
+        fn = click.option("--retry-failed", is_flag=True,
+                          help="First put chunks that failed before back in the queue")(fn)
+        fn = click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True,
+                          help="Chunks per request to the embedding server")(fn)
+        return fn
+
+    def _run_embed(db_path, *, reembed, **kwargs):
+        from .embed import embed_pending
+
+        as_json = kwargs.pop("as_json")
+        progress = not kwargs.pop("no_progress")
+        settings = _settings(db_path)
+        with _open(settings, create=False) as brain:
+            # EmbedError is a click.ClickException: one line on stderr, exit code 1.
+            report = embed_pending(brain, settings, reembed=reembed, progress=progress, **kwargs)
+        click.echo(json.dumps(report.as_dict()) if as_json else report.summary())
+
+    @brain_group.command(name="embed")
+    @_embed_options
+    @db_option
+    @friendly_errors
+    def embed_cmd(db_path, **kwargs):
+        """Embed pending chunks with the configured model.
+
+        SECONDBRAIN_EMBED_MODEL names an Ollama model (default nomic-embed-text, at
+        OLLAMA_URL) or llm:<model id> for any llm embedding model. Safe to interrupt:
+        the next run continues. Chunks that cannot be embedded are set aside (--retry-failed).
+        """
+        _run_embed(db_path, reembed=False, **kwargs)
+
+    @brain_group.command(name="reembed")
+    @_embed_options
+    @db_option
+    @friendly_errors
+    def reembed_cmd(db_path, **kwargs):
+        """Rebuild every vector with the current model (after changing SECONDBRAIN_EMBED_MODEL
+        or the prefixes). Safe to interrupt: running it again continues where it stopped."""
+        _run_embed(db_path, reembed=True, **kwargs)
+
+
+def _embed_after_ingest(brain, settings: config.Settings, *, progress: bool) -> dict:
+    """Embed what ingest staged. Without Ollama (or with any embedding problem) the chunks are
+    stored all the same: say so in one line and how to finish, and let ingest succeed."""
+    from .embed import embed_pending, pending_count
+    from .ollama import EmbedError
+
+    if not pending_count(brain):
+        return {"pending": 0}
+    try:
+        report = embed_pending(brain, settings, progress=progress)
+    except EmbedError as e:
+        pending = pending_count(brain)
+        click.echo(
+            f"{pending} chunks stored, embedding pending ({e.message.rstrip('.')}); "
+            "run: llm brain embed", err=True,
+        )
+        return {"pending": pending, "error": e.message}
+    click.echo(report.summary(), err=True)
+    return report.as_dict()
 
 
 def _looks_like_path(name: str) -> bool:

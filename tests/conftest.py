@@ -93,3 +93,14 @@ def unprivileged(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 def llm_cmd(*args) -> list[str]:
     return [sys.executable, "-m", "llm", *map(str, args)]
+
+
+@pytest.fixture
+def ollama(monkeypatch):
+    """The Ollama-compatible stub on 127.0.0.1 (deterministic bag-of-words vectors), with
+    OLLAMA_URL pointing at it."""
+    from ollama_stub import OllamaStub
+
+    with OllamaStub() as stub:
+        monkeypatch.setenv("OLLAMA_URL", stub.url)
+        yield stub

@@ -66,7 +66,7 @@ def test_ingest_folder_file_and_stdin(run, tmp_path, brain_path):
     extra = tmp_path / "single.md"
     extra.write_text("A single note about the garden tomatoes and watering.\n")
     result = run("brain", "ingest", notes, extra, "-", "--json", input="Stdin note about invoicing terms.\n")
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     assert report["ingested"] == 5
     assert report["skipped_by_reason"] == {"binary": 1}
     rows = chunks(brain_path)
@@ -124,13 +124,13 @@ def test_unchanged_reingest_writes_nothing(run, tmp_path, brain_path):
     notes = make_tree(tmp_path)
     run("brain", "ingest", notes)
     first = chunks(brain_path)
-    report = json.loads(run("brain", "ingest", notes, "--json").output)
+    report = json.loads(run("brain", "ingest", notes, "--json").stdout)
     assert report["ingested"] == 0 and report["unchanged"] == 3
     assert report["chunks_added"] == report["chunks_removed"] == 0
     assert chunks(brain_path) == first
     # touched but identical content: still unchanged
     os.utime(notes / "invoices.md", None)
-    report = json.loads(run("brain", "ingest", notes, "--json").output)
+    report = json.loads(run("brain", "ingest", notes, "--json").stdout)
     assert report["unchanged"] == 3
 
 
@@ -146,7 +146,7 @@ def test_changed_file_keeps_unchanged_chunks_and_vanished_file_is_removed(run, t
     before = {r["text"]: r["id"] for r in chunks(brain_path)}
     (notes / "a.md").write_text("New first paragraph. " * 6 + "\n\n" + "\n\n".join([para[0], "Changed middle " * 10, para[2]]))
     (notes / "b.md").unlink()
-    report = json.loads(run("brain", "ingest", notes, "--json").output)
+    report = json.loads(run("brain", "ingest", notes, "--json").stdout)
     assert report["files_removed"] == 1
     after = chunks(brain_path)
     texts = {r["text"]: r for r in after}
@@ -167,7 +167,7 @@ def test_forget_by_path_project_and_source(run, tmp_path, brain_path, monkeypatc
     out = run("brain", "forget", "sub").output
     assert "forgot 2 chunks" in out
     assert all("/sub/" not in r["path"] for r in chunks(brain_path))
-    out = run("brain", "forget", "--project", "scratch", "--json").output
+    out = run("brain", "forget", "--project", "scratch", "--json").stdout
     assert json.loads(out)["chunks_removed"] == 1
     out = run("brain", "forget", "--source", "files").output
     assert chunks(brain_path) == []
@@ -182,7 +182,7 @@ def test_stats_path_and_db_option(run, tmp_path, brain_path):
     other = tmp_path / "other.db"
     assert run("brain", "path", "--db", other).output.strip() == str(other)
     run("brain", "ingest", notes, "--db", other)
-    stats = json.loads(run("brain", "stats", "--json", "--db", other).output)
+    stats = json.loads(run("brain", "stats", "--json", "--db", other).stdout)
     assert stats["chunks"] == 3 and stats["pending"] == 3 and stats["embedded"] == 0
     assert stats["projects"] == {"notes": 3} and stats["sources"] == {"files": 3}
     assert stats["size_bytes"] > 0 and stats["embed_model"] is None
@@ -194,7 +194,7 @@ def test_stats_path_and_db_option(run, tmp_path, brain_path):
 def test_sources_lists_files_with_counts(run, tmp_path):
     notes = make_tree(tmp_path)
     run("brain", "ingest", notes)
-    rows = [json.loads(line) for line in run("brain", "sources", "--json").output.splitlines()]
+    rows = [json.loads(line) for line in run("brain", "sources", "--json").stdout.splitlines()]
     assert {r["path"] for r in rows} == {
         str(notes / "invoices.md"), str(notes / "sub" / "deploy.md"), str(notes / "sub" / "todo.txt")}
     assert all(r["chunks"] >= 1 and r["project"] == "notes" and r["ingested"] for r in rows)
@@ -212,7 +212,7 @@ def test_symlinks_out_of_folder_and_loops_are_not_followed(run, tmp_path, brain_
     outside.write_text("Outside text that must not be ingested via a link.\n")
     (notes / "link.md").symlink_to(outside)
     (notes / "loop").symlink_to(notes)
-    report = json.loads(run("brain", "ingest", notes, "--json").output)
+    report = json.loads(run("brain", "ingest", notes, "--json").stdout)
     assert report["skipped_by_reason"]["symlink out of folder"] == 1
     assert all("outside" not in r["text"] for r in chunks(brain_path))
 
@@ -236,7 +236,7 @@ def test_empty_and_undecodable_files_are_counted(run, tmp_path):
     (d / "latin1.txt").write_bytes("caf\xe9 au lait, tr\xe8s bien".encode("latin-1"))
     (d / "utf16.txt").write_bytes("Notat om fakturaer og betaling.\n".encode("utf-16"))
     (d / "crlf.txt").write_bytes(b"Line one of a windows note.\r\n\r\nLine two here.\r\n")
-    report = json.loads(run("brain", "ingest", d, "--json").output)
+    report = json.loads(run("brain", "ingest", d, "--json").stdout)
     assert report["skipped_by_reason"] == {"empty": 1, "not UTF-8": 1}
     assert report["ingested"] == 2
 

@@ -1,0 +1,192 @@
+import json
+import random
+
+import pytest
+
+from llm_secondbrain import SecondBrain
+from llm_secondbrain.recall import fts_query, identifiers
+
+HOSTILE = ['C++', "what's", "a-b", "INV/2026/00037", "NEAR", "AND OR NOT", "text:foo", '"',
+           '""', "'", "(", "*", "^x", "col: NEAR(a b)", "\x00", "🙂", "ÆØÅ æøå", "-", "   ", "a" * 5000]
+
+
+def write_notes(folder, notes: dict[str, str]):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in notes.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+@pytest.fixture
+def invoices(tmp_path, run, ollama):
+    """Thousands of near-miss invoice numbers and one exact one, embedded."""
+    rng = random.Random(7)
+    notes = {}
+    for i in range(1500):
+        year = rng.choice([2024, 2025, 2026])
+        num = rng.randint(1, 99999)
+        if (year, num) == (2026, 37):
+            num = 38
+        notes[f"inv{i:04d}.md"] = (f"Invoice INV/{year}/{num:05d} for consulting was paid on time. "
+                                   f"Customer account {rng.randint(10**10, 10**11)}.")
+    notes["near1.md"] = "Invoice INV/2026/00038 was disputed by the customer: wrong hourly rate."
+    notes["near2.md"] = "Invoice INV/2025/00037 was disputed too, about the travel costs."
+    notes["exact-a.md"] = "INV/2026/00037 sent to Nordlys AS on 2026-03-01, due in 30 days."
+    notes["exact-b.md"] = ("Why INV/2026/00037 was disputed: Nordlys were billed twice for the March "
+                           "workshop, so we issued a credit note.")
+    notes["bank.md"] = "Pay to IBAN NO9386011117947 at DNB, reference the invoice number."
+    notes["bank2.md"] = "Old account IBAN NO9386011117948 is closed; do not use it."
+    notes["spaced.md"] = "Kari's account: GB33 BUKB 2020 1555 5555 55, for the deposit."
+    folder = write_notes(tmp_path / "inv", notes)
+    run("brain", "ingest", folder, "--no-progress")
+    return folder
+
+
+def recall_json(run, *args):
+    out = run("brain", "recall", *args, "--json").output
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_fts_query_quotes_every_word():
+    assert fts_query('C++ what\'s a-b "NEAR" AND') == '"C" OR "what" OR "s" OR "a" OR "b" OR "NEAR" OR "AND"'
+    assert fts_query("   ") is None and fts_query('"') is None
+
+
+def test_identifiers_are_detected_and_spacing_joined():
+    assert identifiers("why was INV/2026/00037 disputed?") == ["INV/2026/00037"]
+    assert identifiers("NO93 8601 1117 947") == ["NO9386011117947"]
+    assert identifiers("what did we decide about invoicing?") == []
+    assert identifiers("error E1102 on OPS-1234") == ["OPS-1234", "E1102"]
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_queries_never_fail(run, tmp_path, query):
+    write_notes(tmp_path / "n", {"a.md": "Notes about C++ templates and what's next for a-b tests."})
+    run("brain", "ingest", tmp_path / "n", "--no-embed")
+    for mode in ("hybrid", "lexical", "dense"):
+        result = run("brain", "recall", query, "--mode", mode)
+        assert "Traceback" not in result.output
+
+
+def test_exact_identifier_ranks_first_among_near_misses(run, invoices):
+    hits = recall_json(run, "INV/2026/00037")
+    assert {h["path"].rsplit("/", 1)[1] for h in hits[:2]} == {"exact-a.md", "exact-b.md"}
+    assert all("literal" in h["ranks"] for h in hits[:2])
+    assert "literal" not in hits[2]["ranks"]
+
+
+def test_the_hit_that_answers_the_question_comes_first(run, invoices):
+    hits = recall_json(run, "why was INV/2026/00037 disputed?")
+    assert hits[0]["path"].endswith("exact-b.md")
+    assert hits[1]["path"].endswith("exact-a.md")
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("NO93 8601 1117 947", "bank.md"),
+    ("NO9386011117947", "bank.md"),
+    ("GB33BUKB20201555555555", "spaced.md"),
+])
+def test_identifiers_match_however_they_are_spaced(run, invoices, query, expected):
+    hits = recall_json(run, query, "-k", "3")
+    assert hits[0]["path"].endswith(expected)
+
+
+def test_json_and_explain_output(run, invoices):
+    hit = recall_json(run, "credit note for the workshop", "-k", "1")[0]
+    for key in ("path", "line", "text", "score", "project", "source", "ranks", "citation", "rank"):
+        assert key in hit
+    assert hit["citation"] == f"{hit['path']}:{hit['line']}"
+    out = run("brain", "recall", "credit note for the workshop", "--explain", "-k", "2").output
+    assert "[hybrid]" in out and "dense #" in out and "lexical #" in out
+
+
+def test_dense_finds_meaning_without_shared_words(run, tmp_path, ollama):
+    notes = write_notes(tmp_path / "m", {
+        "garden.md": "tomatoes need water when the soil moisture sensor reads low",
+        "car.md": "the car needs new winter tyres before november",
+    })
+    run("brain", "ingest", notes, "--no-progress")
+    hits = recall_json(run, "soil moisture tomatoes", "--mode", "dense", "-k", "1")
+    assert hits[0]["path"].endswith("garden.md")
+    assert set(hits[0]["ranks"]) == {"dense"}
+
+
+def test_filters_still_return_k_hits(run, tmp_path, ollama):
+    """vec0 applies most filters after its top-k: a filtered query must still fill k."""
+    a = {f"a{i}.md": f"Meeting notes number {i} about the budget and the roadmap." for i in range(60)}
+    b = {f"b{i}.md": f"Budget roadmap meeting {i} for the side project." for i in range(5)}
+    run("brain", "ingest", write_notes(tmp_path / "alpha", a), "--no-progress")
+    run("brain", "ingest", write_notes(tmp_path / "beta", b), "--no-progress")
+    for mode in ("dense", "hybrid", "lexical"):
+        hits = recall_json(run, "budget roadmap meeting", "--project", "beta", "-k", "5", "--mode", mode)
+        assert len(hits) == 5 and all(h["project"] == "beta" for h in hits), mode
+    hits = recall_json(run, "budget roadmap meeting", "--path", "*/b1.md", "--mode", "dense")
+    assert [h["path"].rsplit("/", 1)[1] for h in hits] == ["b1.md"]
+    assert recall_json(run, "budget", "--since", "2999-01-01") == []
+    assert len(recall_json(run, "budget", "--until", "2999-01-01", "-k", "3")) == 3
+
+
+def test_degrades_to_lexical_when_ollama_is_down(run, invoices, ollama, monkeypatch):
+    monkeypatch.setenv("OLLAMA_URL", "http://127.0.0.1:9")
+    result = run("brain", "recall", "INV/2026/00037", "--json")
+    assert "not reachable" in result.stderr and "answering lexically" in result.stderr
+    hits = [json.loads(line) for line in result.stdout.splitlines()]
+    assert hits[0]["path"].endswith(("exact-a.md", "exact-b.md"))
+
+
+def test_no_vectors_yet_answers_lexically(run, tmp_path):
+    run("brain", "ingest", write_notes(tmp_path / "n", {"a.md": "The boiler service is due in May."}))
+    result = run("brain", "recall", "boiler service")
+    assert "no vectors yet" in result.stderr
+    assert "a.md:1" in result.stdout
+
+
+def test_model_mismatch_answers_lexically_and_says_so(run, invoices, monkeypatch):
+    monkeypatch.setenv("SECONDBRAIN_EMBED_MODEL", "all-minilm")
+    result = run("brain", "recall", "credit note workshop", "--json")
+    assert "answering lexically" in result.stderr and "reembed" in result.stderr
+    assert result.stdout and all(set(json.loads(l)["ranks"]) <= {"lexical", "literal"}
+                                 for l in result.stdout.splitlines())
+
+
+def test_no_lexical_match_falls_back_to_dense(run, tmp_path, ollama):
+    run("brain", "ingest", write_notes(tmp_path / "n", {"a.md": "tomatoes and soil moisture"}),
+        "--no-progress")
+    hits = recall_json(run, "tomattoes moisure")  # misspelt: no word in common
+    assert hits and set(hits[0]["ranks"]) == {"dense"}
+
+
+def test_fragment_loader_through_llm(run, invoices):
+    result = run("-m", "echo", "-f", "brain:INV/2026/00037", "what is the status?")
+    prompt = json.loads(result.stdout)["prompt"]
+    assert "exact-a.md:1" in prompt and "exact-b.md:1" in prompt
+    assert "INV/2026/00037" in prompt
+
+
+def test_fragment_has_a_size_budget(run, invoices, monkeypatch):
+    monkeypatch.setenv("SECONDBRAIN_FRAGMENT_CHARS", "300")
+    prompt = json.loads(run("-m", "echo", "-f", "brain:invoice paid on time", "hi").stdout)["prompt"]
+    assert len(prompt) < 300 + 200
+
+
+def test_tool_through_llm_echo(run, invoices):
+    call = json.dumps({"tool_calls": [{"name": "brain_recall",
+                                       "arguments": {"query": "why was INV/2026/00037 disputed?", "k": 2}}]})
+    result = run("-m", "echo", "-T", "brain_recall", call)
+    assert "exact-b.md:1" in result.stdout and "credit note" in result.stdout
+
+
+def test_tool_degrades_when_ollama_is_down(run, invoices, monkeypatch):
+    monkeypatch.setenv("OLLAMA_URL", "http://127.0.0.1:9")
+    call = json.dumps({"tool_calls": [{"name": "brain_recall", "arguments": {"query": "INV/2026/00037"}}]})
+    result = run("-m", "echo", "-T", "brain_recall", call)
+    assert "exact-" in result.stdout
+
+
+def test_python_api(invoices, brain_path):
+    with SecondBrain.open(brain_path) as brain:
+        hits = brain.recall("why was INV/2026/00037 disputed?", k=3)
+        assert hits[0].path.endswith("exact-b.md") and hits[0].line == 1
+        assert hits[0].ranks["literal"] == 1
+        result = brain.search("disputed", k=2, mode="lexical")
+        assert result.mode == "lexical" and len(result.hits) == 2
