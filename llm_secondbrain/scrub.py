@@ -34,11 +34,45 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import threading
 from collections import Counter
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
 RULES_VERSION = 2
+
+
+# --------------------------------------------------------------------------------------------
+# Patterns are compiled once, on first use: importing this module (which the plugin does for
+# every `llm` invocation that loads it) must stay cheap, while scrubbing reuses compiled code.
+# --------------------------------------------------------------------------------------------
+class _LazyPattern:
+    __slots__ = ("src", "flags")
+
+    def __init__(self, src: str, flags: int = 0):
+        self.src, self.flags = src, flags
+
+
+def _lazy(src: str, flags: int = 0):
+    return _LazyPattern(src, flags)
+
+
+_READY = False
+_INIT_LOCK = threading.Lock()
+
+
+def _init() -> None:
+    global _READY, _DISPATCH
+    with _INIT_LOCK:
+        if _READY:
+            return
+        g = globals()
+        for name, value in list(g.items()):
+            if isinstance(value, _LazyPattern):
+                g[name] = re.compile(value.src, value.flags)
+        _DISPATCH = _build_dispatch()
+        _READY = True
+
 
 _MARK = "[REDACTED:"
 _MAX_VALUE = 400
@@ -48,7 +82,6 @@ _MAX_VALUE = 400
 # Sources: the providers' own token-format documentation (GitHub, GitLab, Slack, Stripe,
 # OpenAI, Anthropic, Google, AWS, npm, PyPI, Hugging Face, ...); the prefixes are public.
 # --------------------------------------------------------------------------------------------
-_AN = "A-Za-z0-9"
 _VENDORS: list[tuple[str, str, str, bool]] = [
     # cloud
     *[(p, r"[A-Z0-9]{16}(?![A-Za-z0-9])", "aws_access_key_id", False) for p in ("AKIA", "ASIA", "ABIA", "ACCA")],
@@ -111,7 +144,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("sk-", r"[A-Za-z0-9_-]{20,}", "openai_api_key", True),
     ("sk_", r"[a-f0-9]{48}(?![A-Za-z0-9])", "elevenlabs_api_key", False),
     ("sk.eyJ", r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}", "mapbox_secret_token", False),
-    ("hf_", r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9])", "huggingface_token", True),
+    ("hf_", r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9])", "huggingface_token", False),
     ("api_org_", r"[A-Za-z]{30,40}", "huggingface_token", False),
     ("gsk_", r"[A-Za-z0-9]{40,}", "groq_api_key", False),
     ("pplx-", r"[A-Za-z0-9]{40,}", "perplexity_api_key", False),
@@ -185,52 +218,27 @@ def _build_dispatch():
         rx = re.compile(re.escape(prefix) + rest)
         table.setdefault(prefix[:2], []).append((rx, kind, check))
     # longer prefixes first, so "sk-ant-" wins over "sk-"
-    order = {p: len(p) for p, *_ in _VENDORS}
-    for key, rules in table.items():
+    for rules in table.values():
         rules.sort(key=lambda r: -len(r[0].pattern))
-    del order
     return table
 
 
-_DISPATCH = _build_dispatch()
+_DISPATCH: dict = {}
 
 # runs of token characters worth classifying (no '=' / ':' so that "key=value" splits)
-_CAND = re.compile(r"[A-Za-z0-9_\-.~+/]{16,}")
-_HEX = re.compile(r"[0-9a-fA-F]+")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_DISCORD = re.compile(r"[MNO][A-Za-z0-9_-]{22,28}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}")
-_AZURE_SECRET = re.compile(r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}")
-_MAILCHIMP = re.compile(r"[0-9a-f]{32}-us\d{1,2}")
-_ATLAS = re.compile(r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}")
-_TELEGRAM = re.compile(r"\d{6,12}:AA[A-Za-z0-9_-]{30,40}")
-_GENERIC_PREFIXED = re.compile(
+_CAND = _lazy(r"[A-Za-z0-9_\-.~+/]{20,}")
+_HEX = _lazy(r"[0-9a-fA-F]+")
+_HAS_DIGIT = _lazy(r"\d")
+_CERT_BLOCK = _lazy(r"-----BEGIN ([A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY|PUBLIC KEY BLOCK|CERTIFICATE REQUEST|X509 CRL|DH PARAMETERS|EC PARAMETERS))-----")
+_DISCORD = _lazy(r"[MNO][A-Za-z0-9_-]{22,28}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}")
+_AZURE_SECRET = _lazy(r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}")
+_MAILCHIMP = _lazy(r"[0-9a-f]{32}-us\d{1,2}")
+_ATLAS = _lazy(r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}")
+_TELEGRAM = _lazy(r"\d{6,12}:AA[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])")
+_GENERIC_PREFIXED = _lazy(
     r"([A-Za-z][A-Za-z0-9]{1,11})[_-](?:[A-Za-z0-9]{1,10}[_-]){0,2}([A-Za-z0-9]{30,}[A-Za-z0-9_-]*)")
-_ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
-_B64ISH = re.compile(r"[A-Za-z0-9+/]{40}")
+_B64ISH = _lazy(r"[A-Za-z0-9+/]{40}")
 
-# words that make a nearby high-entropy token a secret ("here is the Acme API token: ...")
-_CTX_WORDS = re.compile(
-    r"token|secret|passw|passord|kennwort|api[ _-]?key|apikey|access[ _-]?key|private[ _-]?key|"
-    r"signing[ _-]?key|license[ _-]?key|\bkey\b|credential|nøkkel|nokkel|schlüssel|clé|clave|"
-    r"nyckel|sleutel|nøgle|\bpat\b|bearer|webhook|\bdsn\b")
-# words that say "this long string is a hash / id / public thing"
-_CTX_BENIGN = re.compile(
-    r"public|publishable|fingerprint|sha\d|md5|checksum|digest|integrity|commit|\bhash|"
-    r"\bcert|request[_ -]?id|trace|\buuid|\betag\b|revision|\brev\b")
-
-
-def _classes(s: str) -> tuple[bool, bool, bool]:
-    up = lo = dg = False
-    for ch in s:
-        if "a" <= ch <= "z":
-            lo = True
-        elif "A" <= ch <= "Z":
-            up = True
-        elif "0" <= ch <= "9":
-            dg = True
-        if up and lo and dg:
-            break
-    return up, lo, dg
 
 
 def _entropy_ok(s: str, min_len: int = 16) -> bool:
@@ -254,7 +262,7 @@ _PW_WORDS = frozenset(
     "lösenord losenord lösenordet wachtwoord contraseña contrasena adgangskode adgangskoden "
     "kodeord kodeordet senha salasana hasło haslo heslo jelszó jelszo psk mdp motdepasse "
     "passin passout storepass keypass srcstorepass deststorepass srckeypass destkeypass "
-    "kspass tspass".split())
+    "kspass tspass requirepass masterauth masterpass".split())
 _SECRET_WORDS = frozenset(
     "secret token apikey credential credentials creds authorization auth authtoken "
     "accesstoken refreshtoken idtoken sessiontoken privatekey secretkey accesskey accountkey "
@@ -275,7 +283,7 @@ _TRAILERS = frozenset("value val base str b64 base64 hex raw plain clear clearte
 _FUSED_PASS_PREFIX = ("store", "key", "srcstore", "deststore", "srckey", "destkey", "become",
                       "ssh", "sudo", "db", "root", "admin", "user", "ks", "ts", "ansible")
 
-_COMP_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-zäöüåøæéñß]+|[äöüåøæéñß]+")
+_COMP_RE = _lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-zäöüåøæéñß]+|[äöüåøæéñß]+")
 
 # class of a label: 0 = not a label, 1 = password, 2 = secret/token, 3 = weak ("key")
 _NOT, _PWD, _SEC, _WEAK = 0, 1, 2, 3
@@ -319,28 +327,32 @@ def _label_class(ident: str) -> int:
     return _NOT
 
 
-_LABEL_HIT = re.compile(
-    r"pass|pw|secret|token|key|auth|cred|psk|kennwort|l[öo]senord|wachtwoord|contrase|"
-    r"adgangskode|kodeord|senha|salasana|has[łl]o|heslo|jelsz|n[øo]kkel|schl[üu]ssel|nyckel|"
-    r"sleutel|n[øo]gle|mdp|appid|sig|dockerc|cookie|bearer|basic")
 _IDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-äöüåøæéñßÄÖÜÅØÆ")
 
 # separator after a label
-_ASSIGN = re.compile(r"""(?:\\?["'])?[ \t]*(:=|=>|=(?!=)|:(?!:)|->)[ \t]*""")
-_XML_VALUE = re.compile(r"""["']\s+value\s*=\s*""")
-_VALUE = re.compile(
+_ASSIGN = _lazy(r"""(?:\\?["'])?[ \t]*(:=|=>|=(?!=)|:(?!:)|->)[ \t]*""")
+_PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
+_XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
+_ASSIGN_VALUE = _lazy(
+    r"""(?:\\?["'])?[ \t]*(:=|=>|=(?!=)|:(?!:)|->)[ \t]*"""
+    r"""(?:\\(["'])((?:(?!\\["']).){1,400}?)\\\2"""
+    r"""|"([^"\n]{0,400})\"|'([^'\n]{0,400})'|`([^`\n]{0,400})`"""
+    r"""|([^\s"'`<]{1,400}))""")
+_VALUE = _lazy(
     r"""\\(["'])((?:(?!\\["']).){1,400}?)\\\1"""     # \"value\" inside a JSON string
     r"""|"([^"\n]{0,400})\"|'([^'\n]{0,400})'|`([^`\n]{0,400})`"""  # quoted
     r"""|([^\s"'`<]{1,400})""")                   # bare
 
 # values that are references, code or placeholders, never secrets
-_REF_PREFIX = ("$", "%(", "{{", "{%", "<%", "#{", "@{", "<", "[redacted", "-----", "env:",
+_REF_FIRST = frozenset("$%{<[(")
+_REF_HINT = _lazy(r"[.(:\[+!{/-]")
+_REF_PREFIX = ("#{", "@{", "-----", "env:",
                "file:", "fd:", "vault:", "op://", "!vault", "!ref", "ref+", "arn:", "secretref",
                "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[", "env.",
                "secrets.", "settings.", "config.", "import.meta", "request.", "self.", "this.",
                "args.", "params.", "options.", "opts.", "cfg.", "conf.", "props.", "sys.argv",
                "input(", "getpass", "prompt(", "read(", "keyring.", "vars.", "var.", "local.",
-               "data.", "module.", "lookup(", "{", "(", "[", "%")
+               "data.", "module.", "lookup(")
 _PLACEHOLDER_WORDS = frozenset(
     "password passwd passwort passord secret secrets token apikey api_key key changeme change_me "
     "changeit example examples sample redacted removed hidden masked none null nil undefined true "
@@ -351,48 +363,74 @@ _PLACEHOLDER_WORDS = frozenset(
     "set missing omitted private public same_as_above see_above secure supersecret "
     "correcthorsebatterystaple geheim hemmelig passord123 password123 sensitive confidential "
     "auto generated random".split())
-_PLACEHOLDER_RE = re.compile(
-    r"(?i)^(?:your|my|insert|enter|replace|put|paste|add|fill|some|the|a|an|example|sample|dummy|fake|test)"
-    r"[-_ .]?(?:[a-z]+[-_ .]?){0,4}(?:here|key|token|secret|password|pass|pwd|value|id)?$"
-    r"|x{4,}|\*{3,}|\.{3}|•{3,}|_{4,}|(?:here|goes[-_]here)$|example|placeholder|redacted|changeme|"
-    r"^<.*>$|^\[.*\]$|^\{.*\}$|^%\w+%$|^[A-Z][A-Z0-9_]*[A-Z]$")
-_CODEISH = re.compile(
+_CODEISH = _lazy(
     r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[[\"'A-Za-z_]|\.[A-Za-z_][A-Za-z0-9_]*$)")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PATHISH = re.compile(r"^(?:~|\.{1,2})?/|\.(?:pem|key|json|txt|crt|cer|p12|pfx|jks|gpg|asc|env|ya?ml|ini|conf|cfg|toml)$", re.I)
-_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?(?:ms|s|m|h|d|kb|mb|gb)?")
-_TYPEISH = re.compile(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|String|number|boolean)\b")
+_IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+_TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|String|number|boolean)\b")
+
+
+_PH_PREFIX = ("your", "my", "insert", "enter", "replace", "put", "paste", "fill", "add")
+_PH_SUFFIX = ("_here", "-here", " here", ".here")
+_PH_INNER = ("xxxx", "***", "...", "\u2026", "\u2022\u2022\u2022", "____", "example", "placeholder",
+             "redacted", "changeme", "change_me", "change-me", "dummy")
+_PH_WORDY = _lazy(r"[a-z_ .-]+")
+_PATH_EXT = (".pem", ".key", ".json", ".txt", ".crt", ".cer", ".p12", ".pfx", ".jks", ".gpg", ".asc",
+             ".env", ".yml", ".yaml", ".ini", ".conf", ".cfg", ".toml")
+
+
+def _placeholder(v: str, lv: str) -> bool:
+    """<YOUR_API_KEY>, your-api-key-here, xxxx, ***, sk-ant-..., changeme, DB_PASSWORD."""
+    if lv in _PLACEHOLDER_WORDS:
+        return True
+    f, l = v[0], v[-1]
+    if (f == "<" and l == ">") or (f == "[" and l == "]") or (f == "{" and l == "}") or (f == "%" and l == "%"):
+        return True
+    if lv.startswith(_PH_PREFIX) and _PH_WORDY.fullmatch(lv):
+        return True
+    if lv.endswith(_PH_SUFFIX):
+        return True
+    if v.strip(f + l) == "":
+        return True  # one or two repeated characters
+    if len(lv) <= 120:
+        for w in _PH_INNER:
+            if w in lv:
+                return True
+    if v.isupper() and v.replace("_", "").isalpha() and len(v) > 1:
+        return True  # an environment variable name or a PLACEHOLDER
+    return False
 
 
 def _is_reference(v: str, quoted: bool) -> bool:
     lv = v.lower()
-    if lv.startswith(_REF_PREFIX):
+    first = v[0]
+    if first in _REF_FIRST:
         # a leading "{" / "(" / "[" / "%" / "<" only means code when it is not part of a password
         # like "{x9Fq..." — require something identifier-like right after.
-        first = v[0]
         if first in "{([%<" and len(v) > 1 and not (v[1].isalpha() or v[1] in "{%$_'\" ") and not lv.startswith(("[redacted", "<%", "{%", "{{", "%(")):
             return False
         return True
-    if lv in _PLACEHOLDER_WORDS:
+    if _REF_HINT.search(v, 0, 24) is not None and lv.startswith(_REF_PREFIX):
         return True
-    if _PLACEHOLDER_RE.search(v):
-        return True
-    if len(set(v)) <= 2 and len(v) >= 3:
+    if _placeholder(v, lv):
         return True
     if not quoted:
-        if _CODEISH.match(v):
+        if ("(" in v or "[" in v or "." in v) and _CODEISH.match(v):
             return True
         if _IDENTIFIER.fullmatch(v):
             # bare identifiers: variables unless they look like a made-up word with digits
-            if not any(c.isdigit() for c in v):
-                if "_" in v or (v[0].islower() and any(c.isupper() for c in v)):
+            if _HAS_DIGIT.search(v) is None:
+                if "_" in v or (v[0].islower() and not v.islower()):
                     return True
                 for w in ("pass", "secret", "token", "key", "auth", "pwd"):
                     if w in lv:
                         return True
-    if _TYPEISH.match(v):
+    if v[0] in "OLDSUsibn" and _TYPEISH.match(v):
         return True
     return False
+
+
+def _classes(s: str) -> tuple[bool, bool, bool]:
+    return s.lower() != s, s.upper() != s, _HAS_DIGIT.search(s) is not None
 
 
 def _value_ok(v: str, cls: int, quoted: bool) -> bool:
@@ -403,17 +441,15 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False
     if _is_reference(v, quoted):
         return False
-    if _PATHISH.search(v) and not _entropy_ok(v, 20):
+    if (v[0] in "/~." or v.lower().endswith(_PATH_EXT)) and not _entropy_ok(v, 20):
         return False
     if "://" in v:  # URLs are handled by the URL rule
         return False
-    if _NUMBER.fullmatch(v):
-        return cls == _PWD and n >= 6 and not quoted is None
-    up, lo, dg = _classes(v)
+    if v.isdigit():
+        return cls == _PWD and n >= 6
     if cls == _PWD:
-        if n < 5:
-            return False
-        return True
+        return n >= 5
+    up, lo, dg = _classes(v)
     if cls == _SEC:
         if n < 8:
             return False
@@ -466,39 +502,60 @@ def _lower(text: str) -> str:
 
 
 # ---- private keys ---------------------------------------------------------------------------
-_PEM_BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----|---- BEGIN (SSH2 (?:ENCRYPTED )?PRIVATE KEY) ----")
-_PEM_BODY = re.compile(r"(?:\\[nr]|[A-Za-z0-9+/=:,\- \t\r\n]){0,20000}")
-_PEM_TRIM = re.compile(r"^(?:\\[nr]|\s)+|(?:\\[nr]|\s)+$")
-_PUTTY = re.compile(r"Private-Lines:\s*(\d+)[ \t]*(?:\\r|\r)?(?:\\n|\n)")
-_B64_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*(?:\\r|\r)?(?:\\n|\n|$)")
+_PEM_BEGIN = _lazy(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----|---- BEGIN (SSH2 (?:ENCRYPTED )?PRIVATE KEY) ----")
+_PEM_BODY = _lazy(r"(?:\\[nr]|[A-Za-z0-9+/=:,\- \t\r\n]){0,20000}")
+_PUTTY = _lazy(r"Private-Lines:\s*(\d+)[ \t]*(?:\\r|\r)?(?:\\n|\n)")
+_B64_LINE = _lazy(r"[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*(?:\\r|\r)?(?:\\n|\n|$)")
+
+
+def _public_blocks(text: str, skip: list) -> None:
+    """Certificates and public keys are not secrets: keep token rules out of them."""
+    for m in _CERT_BLOCK.finditer(text):
+        end = text.find("-----END " + m.group(1) + "-----", m.end(), m.end() + 40000)
+        skip.append((m.start(), end if end > 0 else min(len(text), m.end() + 4000)))
 
 
 def _private_keys(text: str, spans: _Spans) -> None:
+    ends: dict[str, int] = {}  # END marker -> next position (or -1): one search per marker
+    consumed = -1
     for m in _PEM_BEGIN.finditer(text):
+        if m.start() < consumed:
+            continue
         label = m.group(1) or m.group(2)
         start = m.end()
-        end_marker = ("-----END " + label + "-----") if m.group(1) else ("---- END " + label.replace("ENCRYPTED ", "") + " ----")
-        stop = text.find(end_marker, start, start + 40000)
-        if stop < 0 and m.group(2):
-            stop = text.find("---- END SSH2", start, start + 40000)
-        if stop < 0:
+        end_marker = ("-----END " + label + "-----") if m.group(1) else "---- END SSH2"
+        stop = ends.get(end_marker, -2)
+        if stop != -1 and stop < start:
+            stop = ends[end_marker] = text.find(end_marker, start)
+        if stop < 0 or stop - start > 40000:
             # truncated paste: take the base64-looking lines that follow
             bm = _PEM_BODY.match(text, start)
             stop = bm.end() if bm else start
             # give back trailing words of prose: stop at the last base64 line
-            body = text[start:stop]
-            cut = max(body.rfind("\n\n"), -1)
-            if cut > 0:
-                stop = start + cut
+            cut = text.rfind("\n\n", start, stop)
+            if cut > start:
+                stop = cut
+        consumed = stop
         body = text[start:stop]
-        inner = _PEM_TRIM.sub("", body)
-        if not inner or inner.startswith(_MARK):
+        # trim whitespace and escaped newlines around the body
+        i, j = 0, len(body)
+        while True:
+            while i < j and body[i] in " \t\r\n":
+                i += 1
+            if body.startswith(("\\n", "\\r"), i):
+                i += 2
+                continue
+            break
+        while True:
+            while j > i and body[j - 1] in " \t\r\n":
+                j -= 1
+            if j - 2 >= i and body[j - 2:j] in ("\\n", "\\r"):
+                j -= 2
+                continue
+            break
+        if j <= i or body.startswith(_MARK, i):
             continue
-        lead = len(body) - len(body.lstrip(" \t\r\n")) if not body.startswith("\\") else 0
-        # find exact offsets of the trimmed body
-        off = body.find(inner)
-        spans.add(start + off, start + off + len(inner), "private_key", text)
-        del lead
+        spans.add(start + i, start + j, "private_key", text)
     if "PuTTY-User-Key-File" in text:
         for m in _PUTTY.finditer(text):
             pos = m.end()
@@ -519,9 +576,14 @@ def _private_keys(text: str, spans: _Spans) -> None:
 
 
 # ---- token candidates -----------------------------------------------------------------------
-def _tokens(text: str, low: str, spans: _Spans, has_aws: bool) -> None:
+def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
     dispatch = _DISPATCH
-    for m in _CAND.finditer(text):
+    has_digit = _HAS_DIGIT.search
+    if skip:
+        it = _skipping(_CAND, text, skip)
+    else:
+        it = _CAND.finditer(text)
+    for m in it:
         s, e = m.span()
         tok = m.group()
         rules = dispatch.get(tok[:2])
@@ -534,58 +596,74 @@ def _tokens(text: str, low: str, spans: _Spans, has_aws: bool) -> None:
                 ve = vm.end()
                 if check and not _entropy_ok(text[s:ve], 20):
                     continue
+                hit = True
+                if ("XXXX" in tok or "EXAMPLE" in tok or "xxxx" in tok) and _placeholder_token(tok):
+                    break
                 # part of the same token: redact to its end
                 ce = e
                 while ce > ve and text[ce - 1] in ".-/~":
                     ce -= 1
-                if kind == "aws_access_key_id" and tok[4:ve - s].endswith("EXAMPLE"):
-                    hit = True
-                    break
-                if "EXAMPLE" in tok or "XXXXXXXX" in tok or "xxxxxxxx" in tok:
-                    hit = True
-                    break
                 spans.add(s, max(ve, ce), kind, text)
-                hit = True
                 break
             if hit:
                 continue
-        n = e - s
-        if n < 20:
+        if has_digit(tok) is None:
             continue
-        _shapes(text, low, s, e, tok, spans, has_aws)
+        _shapes(text, low, s, e, tok, spans)
 
 
-def _shapes(text, low, s, e, tok, spans, has_aws) -> None:
+def _skipping(rx, text: str, skip: list):
+    """finditer that jumps over the (sorted) skip ranges: key bodies, certificates."""
+    pos = 0
+    for a, b in skip:
+        if b <= pos:
+            continue
+        if a > pos:
+            yield from rx.finditer(text, pos, a)
+        pos = b
+    yield from rx.finditer(text, pos)
+
+
+def _placeholder_token(tok: str) -> bool:
+    return tok.endswith("EXAMPLE") or "XXXXXXXX" in tok or "xxxxxxxx" in tok or "EXAMPLEKEY" in tok
+
+
+def _shapes(text, low, s, e, tok, spans) -> None:
     # trim sentence punctuation
     while e > s and text[e - 1] in ".-/~":
         e -= 1
-    tok = text[s:e]
-    n = len(tok)
+    n = e - s
     if n < 20:
         return
+    if n != len(tok):
+        tok = text[s:e]
     if "Q~" in tok:
         am = _AZURE_SECRET.search(tok)
         if am:
             spans.add(s + am.start(), s + am.end(), "azure_client_secret", text)
             return
-    if tok.count(".") == 2 and tok[0] in "MNO" and _DISCORD.fullmatch(tok):
+    c0 = tok[0]
+    if c0 in "MNO" and tok.count(".") == 2 and _DISCORD.fullmatch(tok):
         spans.add(s, e, "discord_bot_token", text)
         return
     if ".atlasv1." in tok and _ATLAS.search(tok):
         spans.add(s, e, "terraform_cloud_token", text)
         return
-    if tok.startswith("AA") and s > 0 and text[s - 1] == ":":
+    if c0 == "A" and tok.startswith("AA") and s > 0 and text[s - 1] == ":":
         b = s - 1
         while b > 0 and text[b - 1].isdigit() and s - b < 14:
             b -= 1
-        if _TELEGRAM.fullmatch(text, b, e):
-            spans.add(b, e, "telegram_bot_token", text)
+        tm = _TELEGRAM.match(text, b)
+        if tm is not None and tm.end() > s:
+            spans.add(b, tm.end(), "telegram_bot_token", text)
             return
     if n >= 35 and tok[32:35] == "-us" and _MAILCHIMP.fullmatch(tok):
         spans.add(s, e, "mailchimp_key", text)
         return
+    if "/" in tok and "." in tok:
+        return  # path or URL
     # AWS secret access key next to an access key id
-    if has_aws and n == 40 and _B64ISH.fullmatch(tok) and _entropy_ok(tok, 40):
+    if n == 40 and _B64ISH.fullmatch(tok) and _entropy_ok(tok, 40):
         w = text[max(0, s - 400):e + 400]
         if "AKIA" in w or "ASIA" in w or "aws" in low[max(0, s - 200):s]:
             spans.add(s, e, "aws_secret_access_key", text)
@@ -610,21 +688,24 @@ def _shapes(text, low, s, e, tok, spans, has_aws) -> None:
 def _contextual(text, low, s, e, tok, spans) -> None:
     n = len(tok)
     up, lo, dg = _classes(tok)
-    if not dg or not (up or lo):
+    if not dg:
         return
     if "/" in tok and ("." in tok or not (up and lo)):
         return  # path / URL
-    if tok.count(".") >= 2 and not (up and lo):
-        return  # domain / version
-    if _UUID.search(tok) or _ULID.fullmatch(tok):
-        return
+    if "." in tok and (tok.count(".") >= 2 or not (up and lo)) and not _RANDOM_DOTTED.fullmatch(tok):
+        return  # domain / version / dotted.name
+    if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
+        return  # UUID / ULID
+    if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
+        return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
     is_hex = _HEX.fullmatch(tok) is not None
-    if not (up and lo) and not is_hex and n < 24:
-        return
-    if is_hex and n < 32:
+    if is_hex:
+        if n < 32:
+            return
+    elif not (up and lo) and n < 24:
         return
     prev = text[s - 1] if s else " "
-    if prev in "@#:" or text[max(0, s - 7):s].lower().endswith(("base64,", "sha256:", "sha512-", "sha384-", "sha1:")):
+    if prev in "@#:" or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
         return
     a = max(0, s - 160)
     # stay within the last three lines
@@ -636,53 +717,130 @@ def _contextual(text, low, s, e, tok, spans) -> None:
             if nl3 >= 0:
                 a = nl3
     window = low[a:s]
-    if not _CTX_WORDS.search(window):
+    if "[redacted:" in window:
+        window = _MARK_RE.sub(" ", window)
+    for w in _CTX_GOOD:
+        if w in window:
+            break
+    else:
         return
-    if _CTX_BENIGN.search(window):
-        return
+    for w in _CTX_BAD:
+        if w in window:
+            return  # "sha256", "fingerprint", "public", "commit", ...
     # a value of a non-secret label right before ("client_id=...", "trace_id: ...")
-    lm = _PRE_LABEL.search(window[-48:])
-    if lm and _label_class(lm.group(1)) == _NOT:
-        return
-    if is_hex and not _HEXCTX.search(window[-80:]):
-        return
+    j = s
+    while j > a and low[j - 1] in " \t\"'`":
+        j -= 1
+    if j > a and low[j - 1] in ":=":
+        k = j - 1
+        while k > a and low[k - 1] in " \t\"'":
+            k -= 1
+        b = k
+        while k > a and low[k - 1] in _IDCHARS:
+            k -= 1
+        lab = text[k:b]
+        if b > k and (low[j - 1] == "=" or not lab.isalpha()) and _label_class(lab) == _NOT:
+            return  # "client_id=...", "trace_id: ..." (but not a chat speaker "Ola: ...")
+    if is_hex:
+        tail = window[-80:]
+        for w in _HEX_GOOD:
+            if w in tail:
+                break
+        else:
+            return
     spans.add(s, e, "secret", text)
 
 
-_PRE_LABEL = re.compile(r"([A-Za-z0-9_.-]+)[\"']?\s*[:=]\s*[\"'`]?$")
-_HEXCTX = re.compile(r"token|secret|key|passw|credential|nøkkel|schlüssel")
+_WORDY_SEGMENTS = _lazy(r"(?:[A-Za-z]{1,12}|\d+)(?:[-_.](?:[A-Za-z]{1,12}|\d+))+")
+_MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
+_BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
+_RANDOM_DOTTED = _lazy(r"[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{6,}){1,4}")
+# words that make a nearby high-entropy token a secret ("here is the Acme API token: ...")
+_CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credential", "nøkkel",
+             "nokkel", "schlüssel", "clé", "clave", "nyckel", "sleutel", "nøgle", "bearer",
+             "webhook", "dsn", " pat")
+# words that say "this long string is a hash / id / public thing"
+_CTX_BAD = ("public", "fingerprint", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
+            "integrity", "commit", "hash", "cert", "request_id", "request-id", "trace", "uuid",
+            "etag", "revision", "rev=")
+_HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
 
 
 # ---- labelled values ------------------------------------------------------------------------
-def _labelled(text: str, low: str, spans: _Spans) -> None:
-    n = len(text)
-    last_end = -1
-    for m in _LABEL_HIT.finditer(low):
+# One scan of the lower-cased text for the stems a label can contain ("pass", "token", "key",
+# "kennwort", ...); each hit is widened to its identifier, classified (memoised) and, if it is a
+# secret label, the value after the separator is checked and redacted.
+_LABEL_CACHE: dict[str, tuple] = {}
+
+
+def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
+    covered = {it[0]: it[1] for it in spans.items}  # values already redacted by the token rules
+    idchars = _IDCHARS
+    cache = _LABEL_CACHE
+    last = -1
+    for m in (_skipping(_STEM, low, skip) if skip else _STEM.finditer(low)):
         i = m.start()
-        if i < last_end:
+        if i < last:
             continue
-        # expand to the whole identifier
         a = i
-        while a > 0 and text[a - 1] in _IDCHARS and i - a < 64:
+        while a > 0 and text[a - 1] in idchars:
             a -= 1
-        b = m.end()
-        while b < n and text[b] in _IDCHARS and b - i < 64:
-            b += 1
-        last_end = b
-        # strip surrounding dots/dashes except leading dashes of a CLI flag
+            if i - a > 48:
+                break
+        b = _IDRUN.match(text, i).end()
+        last = b
+        if b - a > 48:
+            continue  # inside a long token (base64, key material), not a label
         ident = text[a:b]
-        flag = ident.startswith("-")
-        ident_core = ident.strip(".-")
-        if not ident_core:
-            continue
-        cls = _label_class(ident_core)
-        if cls == _NOT:
-            continue
-        kind = "password" if cls == _PWD else "secret"
-        _value_after(text, low, a, b, cls, kind, flag, ident_core, spans)
+        info = cache.get(ident)
+        if info is None:
+            info = _label_info(ident)
+        done = False
+        if info[0] != _NOT:
+            done = _value_after(text, low, a, b, info, spans, covered)
+        if not done and m.group() in _PW_STEMS:
+            _prose_kw(text, low, i, spans)
 
 
-def _value_after(text, low, a, b, cls, kind, flag, ident, spans) -> None:
+_STEM = _lazy(r"p(?:ass|w|sk)|s(?:ecret|ig|leutel|chl[üu]ssel)|token|k(?:ey|ennwort|odeord)|"
+              r"a(?:uth|ppid|dgangskode)|c(?:red|ontrase|lave)|dockerc|l[öo]senord|wachtwoord|mdp|"
+              r"n(?:[øo]kkel|yckel|[øo]gle)")
+
+
+def _label_info(ident: str) -> tuple:
+    """(class, kind, core, is_flag, lower-cased core) for an identifier, memoised."""
+    if len(_LABEL_CACHE) > 4096:
+        _LABEL_CACHE.clear()
+    core = ident.strip(".-")
+    cls = _label_class(core) if core else _NOT
+    info = (cls, "password" if cls == _PWD else "secret", core, ident[:1] == "-", core.lower())
+    _LABEL_CACHE[ident] = info
+    return info
+
+
+_PW_STEMS = frozenset(("pass", "pw", "kennwort", "lösenord", "losenord", "wachtwoord", "contrase",
+                       "kodeord", "adgangskode", "mdp", "clave"))
+
+
+_IDRUN = _lazy(r"[\w.\-]{0,49}")
+_NAME_BEFORE = _lazy(r"(?:key|name|id)[\"']?\s*[:=]\s*[\"']?$", re.I)
+_VALUE_FIELD = _lazy(r"""[\"']?\s*,?\s*(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]\s*""")
+
+
+def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
+    cls, kind, ident, flag, lident = info
+    fm = _ASSIGN_VALUE.match(text, b)
+    if fm is not None:  # fast path: label, separator and value in one match
+        sep = fm.group(1)
+        if sep == ":" and a > 0 and text[a - 1] == ":":
+            return False  # arn:aws:...:secret:name, urn:...
+        g = fm.lastindex
+        if g == 2:
+            g = 3
+        if covered and covered.get(fm.start(g), -1) >= fm.end(g):
+            return True  # a vendor token, already redacted
+        quoted = g != 7
+        return _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, fm.group(g), fm.start(g), spans)
     n = len(text)
     pos = b
     sep = None
@@ -690,48 +848,62 @@ def _value_after(text, low, a, b, cls, kind, flag, ident, spans) -> None:
     if am is not None:
         sep = am.group(1)
         pos = am.end()
+        if sep == ":" and a > 0 and text[a - 1] == ":":
+            return False  # arn:aws:...:secret:name, urn:...
     else:
+        prev = text[a - 1] if a > 0 else ""
         # XML element <password>...</password>
-        if a > 0 and text[a - 1] == "<" and pos < n and text[pos] == ">":
+        if prev == "<" and pos < n and text[pos] == ">":
             end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
             if end > pos + 1:
                 v = text[pos + 1:end].strip()
                 if v and _value_ok(v, cls, True):
                     off = text.find(v, pos + 1, end)
                     spans.add(off, off + len(v), kind, text)
-            return
-        # <add key="ClearTextPassword" value="..."/>
-        if a > 0 and text[a - 1] in "\"'":
+                    return True
+            return False
+        if prev == '"' or prev == "'":
+            # <add key="ClearTextPassword" value="..."/>
             xm = _XML_VALUE.match(text, pos)
             if xm is not None:
                 pos = xm.end()
                 sep = "="
+            elif text.endswith(("define(", "define( "), max(0, a - 10), a - 1):
+                dm = _PHP_DEFINE.match(text, pos)  # define('DB_PASSWORD', '...')
+                if dm is not None:
+                    pos = dm.end()
+                    sep = "="
+        if sep is None and _NAME_BEFORE.search(text, max(0, a - 24), a):
+            # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
+            vf = _VALUE_FIELD.match(text, pos)
+            if vf is not None:
+                pos = vf.end()
+                sep = "="
         if sep is None:
-            if flag or ident.lower() in ("password", "passwd", "pass"):
+            if flag or lident in _WS_LABELS:
                 # "--password X", netrc "password X"
                 j = pos
                 while j < n and text[j] in " \t":
                     j += 1
                 if j == pos or j >= n:
-                    return
+                    return False
                 pos = j
                 sep = " "
             else:
-                return
+                return False
     if pos >= n:
-        return
-    if sep == ":" and text[b - 1:b] == "/" :
-        return
+        return False
     vm = _VALUE.match(text, pos)
     if vm is None:
-        return
+        return False
     g = vm.lastindex
     quoted = g != 6
-    v = vm.group(g)
-    vs = vm.start(g)
     if g == 1:
-        v = vm.group(2)
-        vs = vm.start(2)
+        g = 2
+    return _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, vm.group(g), vm.start(g), spans)
+
+
+def _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, v, vs, spans) -> bool:
     if not quoted:
         # connection strings / query strings: stop at the next "; key=" or "& key="
         if ";" in v or "&" in v or "," in v:
@@ -740,27 +912,39 @@ def _value_after(text, low, a, b, cls, kind, flag, ident, spans) -> None:
                 v = v[:cm.start()]
         v = v.rstrip(",;)]}>")
         if sep == ":" and v.endswith(":"):
-            return
+            return False
+        if v.isalpha() and v.islower():
+            after = text[vs + len(v):vs + len(v) + 2]
+            if after[:1] == " " and after[1:2].isalpha():
+                return False  # prose: "treat it like a password: never commit it"
+    if not v:
+        return False
     # Authorization: <scheme> <credentials>
-    if ident.lower().endswith("authorization") or (cls == _SEC and v.lower() in _SCHEMES):
-        return _auth_value(text, vs, spans)
-    vl = v.lower()
-    if vl.startswith("pass:") and len(v) > 5:
+    if lident.endswith("authorization") or (cls == _SEC and v.lower() in _SCHEMES):
+        _auth_value(text, vs, spans)
+        return True
+    if v[:5].lower() == "pass:" and len(v) > 5:
         v = v[5:]
         vs += 5
-    if not quoted and sep == " " and v.startswith("-"):
-        return
-    if ident.lower().endswith("auth") and cls != _PWD:
-        if not (_b64_creds(v) or _entropy_ok(v, 20)):
-            return
+    if sep == " ":
+        if v[0] == "-":
+            return False
+        if not flag and _pw_shape(v) == 0:
+            return False
+    if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
+        return False
     if not _value_ok(v, cls, quoted):
-        return
+        return False
     spans.add(vs, vs + len(v), kind, text)
+    return True
 
 
-_NEXT_PAIR = re.compile(r"[;&,][A-Za-z_][A-Za-z0-9_ .-]{0,40}=")
+_WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
+_SPLIT = _lazy(r"[\s/]+")
+_USER_FLAG = _lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")
+_NEXT_PAIR = _lazy(r"[;&,][A-Za-z_][A-Za-z0-9_ .-]{0,40}=")
 _SCHEMES = frozenset("bearer basic token bot ssws digest negotiate ntlm apikey api-key sso-key oauth splunk geniekey".split())
-_AUTH_VALUE = re.compile(r"(?:([A-Za-z][A-Za-z-]{1,20})[ \t]+)?([A-Za-z0-9._~+/=:\-]{8,})")
+_AUTH_VALUE = _lazy(r"(?:([A-Za-z][A-Za-z-]{1,20})[ \t]+)?([A-Za-z0-9._~+/=:\-]{8,})")
 
 
 def _auth_value(text: str, pos: int, spans: _Spans) -> None:
@@ -776,7 +960,7 @@ def _auth_value(text: str, pos: int, spans: _Spans) -> None:
 
 def _credential_token(text, s, v, scheme, spans) -> None:
     v = v.rstrip(".,;")
-    if _MARK in v or v.lower() in _PLACEHOLDER_WORDS or _PLACEHOLDER_RE.search(v):
+    if _MARK in v or _placeholder(v, v.lower()):
         return
     if scheme == "basic":
         if _b64_creds(v) or _entropy_ok(v, 16):
@@ -786,45 +970,53 @@ def _credential_token(text, s, v, scheme, spans) -> None:
         spans.add(s, s + len(v), "bearer_token", text)
 
 
-_AUTH_SCHEME = re.compile(r"(?<![a-z0-9_-])(bearer|basic|token|ssws|bot)[ \t]+")
-
-
 def _auth_headers(text: str, low: str, spans: _Spans) -> None:
-    for m in _AUTH_SCHEME.finditer(low):
-        scheme = m.group(1)
-        if scheme in ("token", "bot", "ssws"):
-            # only as an Authorization scheme: "Authorization: token X"
-            if "authorization" not in low[max(0, m.start() - 30):m.start()]:
-                continue
-        vm = _CRED_CHARS.match(text, m.end())
-        if vm is None:
-            continue
-        _credential_token(text, vm.start(), vm.group(), scheme, spans)
+    for scheme in ("bearer", "basic"):
+        i = low.find(scheme)
+        while i >= 0:
+            e = i + len(scheme)
+            if (i == 0 or not (low[i - 1].isalnum() or low[i - 1] in "_-")) and e < len(low) and low[e] in " \t":
+                vm = _CRED_CHARS.match(text, e + 1 if low[e + 1:e + 2] not in (" ", "\t") else e + 2)
+                if vm is not None:
+                    _credential_token(text, vm.start(), vm.group(), scheme, spans)
+            i = low.find(scheme, e)
 
 
-_CRED_CHARS = re.compile(r"[A-Za-z0-9._~+/=\-]{8,}")
+_CRED_CHARS = _lazy(r"[A-Za-z0-9._~+/=\-]{8,}")
 
 
 # ---- URLs and connection strings -------------------------------------------------------------
-_URL_CRED = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,30})://([^\s:/?#@\"'`<>\[\]]{0,128}):([^\s/?#\"'`<>]{1,256})@(?=[\w\[.-])")
-_ORACLE = re.compile(r"(?:thin:@?|sqlplus\s+|(?<![\w/])[A-Za-z_][A-Za-z0-9_]{0,30}/)([^\s/@\"']{1,128})@(?=[\w\[.-])")
+_URL_CRED = _lazy(r"([^\s:/?#@\"'`<>\[\]]{0,128}):([^\s/?#\"'`<>]{1,256})@(?=[\w\[.-])")
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
+_ORACLE = _lazy(r"(?:thin:@?|sqlplus\s+|(?<![\w/])[A-Za-z_][A-Za-z0-9_]{0,30}/)([^\s/@\"']{1,128})@(?=[\w\[.-])")
 
 
 def _url_creds(text: str, spans: _Spans) -> None:
-    for m in _URL_CRED.finditer(text):
-        pw = m.group(3)
-        scheme = m.group(1).lower()
-        if _url_placeholder(pw):
-            continue
-        kind = "connection_string" if scheme not in ("http", "https", "ftp", "ftps", "sftp", "ws", "wss", "git", "ssh", "smtp", "smtps", "imap", "imaps") else "url_credentials"
-        spans.add(m.start(3), m.end(3), kind, text)
+    i = text.find("://")
+    while i >= 0:
+        m = _URL_CRED.match(text, i + 3)
+        if m is not None:
+            pw = m.group(2)
+            a = i
+            while a > 0 and text[a - 1] in _SCHEME_CHARS and i - a < 30:
+                a -= 1
+            scheme = text[a:i].lower()
+            if not _url_placeholder(pw):
+                kind = "url_credentials" if scheme in _WEB_SCHEMES else "connection_string"
+                spans.add(m.start(2), m.end(2), kind, text)
+            i = text.find("://", m.end())
+        else:
+            i = text.find("://", i + 3)
+
+
+_WEB_SCHEMES = frozenset("http https ftp ftps sftp ws wss git ssh smtp smtps imap imaps".split())
 
 
 def _url_placeholder(pw: str) -> bool:
     lp = pw.lower()
     if lp in _PLACEHOLDER_WORDS or lp in ("pass", "pw", "pwd", "passwd", "password", "secret", "foobared", "example", "changeme", "xxx"):
         return True
-    if pw.startswith(("$", "{", "<", "%(", "[REDACTED", "*")) or _PLACEHOLDER_RE.search(pw):
+    if pw.startswith(("$", "{", "<", "%(", "[REDACTED", "*")) or _placeholder(pw, lp):
         return True
     if len(set(pw)) <= 1:
         return True
@@ -842,14 +1034,14 @@ def _oracle(text: str, spans: _Spans) -> None:
 
 
 # ---- CLI arguments -------------------------------------------------------------------------
-_CLI_P = re.compile(r"(?<![\w-])-p(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_P = _lazy(r"(?<![\w-])-p(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "7z", "7za", "rar", "unrar")
 _CLI_TOOLS_SPACED = ("sshpass", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "zip", "unzip", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
-_CLI_USERPASS = re.compile(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{1,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
-_CLI_REDIS = re.compile(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
-_CLI_ECHO = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"|]{1,200})[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\w+[ \t]+)*-S\b|[^\n|]*--password-stdin|passwd\b|chpasswd|[^\n|]*-S\b)")
-_CLI_HTPASSWD = re.compile(r"\bhtpasswd[ \t]+(?:-\w+[ \t]+)*-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
-_CLI_NETUSER = re.compile(r"\bnet[ \t]+user[ \t]+(\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"/*]{1,200})")
+_CLI_USERPASS = _lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{1,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_REDIS = _lazy(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_ECHO = _lazy(r"\becho[ \t]+(?:-n[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"|]{1,200})[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\w+[ \t]+)*-S\b|[^\n|]*--password-stdin|passwd\b|chpasswd|[^\n|]*-S\b)")
+_CLI_HTPASSWD = _lazy(r"\bhtpasswd[ \t]+(?:-\w+[ \t]+)*-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_NETUSER = _lazy(r"\bnet[ \t]+user[ \t]+(\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"/*]{1,200})")
 
 
 def _unquote(v: str, s: int) -> tuple[str, int]:
@@ -859,22 +1051,28 @@ def _unquote(v: str, s: int) -> tuple[str, int]:
 
 
 def _line_of(text: str, pos: int) -> str:
-    a = text.rfind("\n", 0, pos) + 1
-    b = text.find("\n", pos)
-    return text[a:b if b >= 0 else len(text)]
+    lo = max(0, pos - 300)
+    a = text.rfind("\n", lo, pos) + 1
+    if a == 0:
+        a = lo
+    b = text.find("\n", pos, pos + 300)
+    return text[a:b if b >= 0 else min(len(text), pos + 300)]
 
 
 def _cli(text: str, low: str, spans: _Spans) -> None:
     if "-p" in text or "-P" in text:
         for m in _CLI_P.finditer(text):
-            line = _line_of(low, m.start())
+            bol = low.rfind("\n", max(0, m.start() - 200), m.start()) + 1
+            head = low[max(bol, m.start() - 200):m.start()]
+            bar = head.rfind("|")
+            if bar >= 0:
+                head = head[bar + 1:]
             glued = text[m.start() + 2] not in " \t"
-            head = line.split("|")[0]
-            words = set(re.split(r"[\s/]+", head))
+            words = set(_SPLIT.split(head))
             ok = False
             if glued and words.intersection(_CLI_TOOLS_GLUED):
                 ok = True
-            elif not glued and (words.intersection(_CLI_TOOLS_SPACED) or re.search(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]", head)):
+            elif not glued and (words.intersection(_CLI_TOOLS_SPACED) or _USER_FLAG.search(head)):
                 ok = True
             if not ok:
                 continue
@@ -919,7 +1117,7 @@ def _cli_value_ok(v: str) -> bool:
     lv = v.lower()
     if v.startswith(("$", "%", "<", "{", "-")) or lv in _PLACEHOLDER_WORDS:
         return False
-    if _PLACEHOLDER_RE.search(v):
+    if _placeholder(v, lv):
         return False
     if v.isdigit() and len(v) < 6:
         return False
@@ -927,9 +1125,9 @@ def _cli_value_ok(v: str) -> bool:
 
 
 # ---- cookies ----------------------------------------------------------------------------------
-_COOKIE_LINE = re.compile(r"(?i)(?:set-)?cookie[\"']?\s*[:=]\s*|--cookie[ \t=]+|(?<![\w-])-b[ \t]+['\"]")
-_COOKIE_PAIR = re.compile(r"[ \t]*([A-Za-z0-9_.\-!#$%&*+^|~]{1,64})=([^;\s\"',]{1,2000})")
-_SESSIONISH = re.compile(r"(?i)sess|sid$|^sid|token|auth|jwt|remember|login|csrf|xsrf|secret|ident|^_?sso|api_?key|credential|^__(?:secure|host)-")
+_COOKIE_LINE = _lazy(r"(?i)(?:set-)?cookie[\"']?\s*[:=]\s*|--cookie[ \t=]+|(?<![\w-])-b[ \t]+['\"]")
+_COOKIE_PAIR = _lazy(r"[ \t]*([A-Za-z0-9_.\-!#$%&*+^|~]{1,64})=([^;\s\"',]{1,2000})")
+_SESSIONISH = _lazy(r"(?i)sess|sid$|^sid|token|auth|jwt|remember|login|csrf|xsrf|secret|ident|^_?sso|api_?key|credential|^__(?:secure|host)-")
 
 
 def _cookies(text: str, spans: _Spans) -> None:
@@ -950,10 +1148,10 @@ def _cookies(text: str, spans: _Spans) -> None:
 
 
 # ---- Kubernetes Secret manifests ------------------------------------------------------------------
-_K8S_DATA = re.compile(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?\n")
-_K8S_ITEM = re.compile(r"([ \t]+)[\"']?[A-Za-z0-9_.\-]+[\"']?:[ \t]*([^\s#][^\r\n]*?)[ \t]*\r?(?:\n|$)")
-_K8S_JSON = re.compile(r"\"(?:data|stringData)\"\s*:\s*\{([^{}]{0,20000})\}")
-_JSON_VAL = re.compile(r"\"[^\"]{1,200}\"\s*:\s*\"([^\"]{1,10000})\"")
+_K8S_DATA = _lazy(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?\n")
+_K8S_ITEM = _lazy(r"([ \t]+)[\"']?[A-Za-z0-9_.\-]+[\"']?:[ \t]*([^\s#][^\r\n]*?)[ \t]*\r?(?:\n|$)")
+_K8S_JSON = _lazy(r"\"(?:data|stringData)\"\s*:\s*\{([^{}]{0,20000})\}")
+_JSON_VAL = _lazy(r"\"[^\"]{1,200}\"\s*:\s*\"([^\"]{1,10000})\"")
 
 
 def _k8s(text: str, spans: _Spans) -> None:
@@ -978,11 +1176,11 @@ def _k8s(text: str, spans: _Spans) -> None:
 
 
 # ---- passwords in prose -----------------------------------------------------------------------
-_PROSE_KW = re.compile(
-    r"(?<![a-z0-9_])(?:passwords?|passwort(?:e|s)?|passord(?:et)?|kennwort|pw|pwd|pass|passphrase|passcode|"
+_PROSE_KW = _lazy(
+    r"(?:passwords?|passwort(?:e|s)?|passe|passord(?:et)?|kennwort|pw|pwd|pass|passphrase|passcode|"
     r"mot de passe|mdp|contraseña|contrasena|clave|lösenord(?:et)?|losenord(?:et)?|adgangskode(?:n)?|"
     r"kodeord(?:et)?|wachtwoord|senha|salasana|hasło|haslo|heslo)(?![a-z0-9_])")
-_PAIR_KW = re.compile(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials|zugang(?:sdaten)?|innlogging|pålogging|brukernavn|benutzer(?:name)?|username|user|bruker|nas|router|account|konto|identifiants|usuario)(?![a-z0-9_])")
+_PAIR_KW = _lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials|zugang(?:sdaten)?|innlogging|pålogging|brukernavn|benutzer(?:name)?|username|user|bruker|nas|router|account|konto|identifiants|usuario)(?![a-z0-9_])")
 _CONNECT = frozenset(
     "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
@@ -1027,51 +1225,79 @@ def _pw_shape(tok: str) -> int:
     return 0
 
 
-_DATEISH = re.compile(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}-\d+$)")
-_WORD = re.compile(r"\S+")
+_DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}-\d+$)")
+_WORD = _lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"
 _TRIM_R = ")]\"'`>*_.,:;"
 
 
-def _prose(text: str, low: str, spans: _Spans) -> None:
-    for m in _PROSE_KW.finditer(low):
-        _prose_after(text, low, m.end(), spans, strict=False)
-    if " / " in text or ", pass" in low:
-        for m in _PAIR_KW.finditer(low):
-            eol = low.find("\n", m.end())
-            eol = len(low) if eol < 0 else eol
-            j = low.find(" / ", m.end(), min(eol, m.end() + 80))
-            if j < 0:
-                continue
-            wm = _WORD.match(text, j + 3)
-            if wm is None:
-                continue
-            tok, s = _trim(wm.group(), wm.start())
-            if _pw_shape(tok) == 2:
-                spans.add(s, s + len(tok), "password", text)
+def _prose_kw(text: str, low: str, i: int, spans: _Spans) -> None:
+    """A password word found at i: if it is a whole word, look for the password after it."""
+    if i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_"):
+        return
+    m = _PROSE_KW.match(low, i)
+    if m is None:
+        return
+    e = m.end()
+    if e < len(low) and low[e] not in " \t:=\u00a0" and not (low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
+        return
+    _prose_after(text, low, e, spans)
+
+
+def _pairs(text: str, low: str, spans: _Spans) -> None:
+    """'login for the NAS: admin / S3cret!', 'Wifi: Hytta-5G / Winter394@@'."""
+    j = low.find(" / ")
+    while j >= 0:
+        nxt = low.find(" / ", j + 3)
+        bol = low.rfind("\n", max(0, j - 80), j) + 1
+        if _PAIR_KW.search(low, max(bol, j - 80), j) is None:
+            j = nxt
+            continue
+        j, nxt = nxt, j
+        wm = _WORD.match(text, nxt + 3)
+        if wm is None:
+            continue
+        tok, s = _trim(wm.group(), wm.start())
+        if _pw_shape(tok) == 2:
+            spans.add(s, s + len(tok), "password", text)
 
 
 def _trim(tok: str, s: int) -> tuple[str, int]:
+    lead = ""
     while tok and tok[0] in _TRIM_L:
+        lead += tok[0]
         tok = tok[1:]
         s += 1
-    # keep symbols that belong to the password; drop sentence punctuation
-    while tok and tok[-1] in _TRIM_R:
-        if tok[-1] in ".,:;" and len(tok) > 1 and tok[-2] in "!?#$%&*@":
-            tok = tok[:-1]
-            continue
+    # keep symbols that belong to the password; drop quotes, brackets and sentence punctuation
+    while tok:
+        c = tok[-1]
+        if c in "*_":
+            if c not in lead:
+                break  # "NordlysHytta23*" keeps its star; "*bold*" loses it
+        elif c in ".,:;":
+            if len(tok) > 1 and tok[-2] in "!?#$%&*@":
+                tok = tok[:-1]
+                continue
+        elif c not in _TRIM_R:
+            break
         tok = tok[:-1]
     return tok, s
 
 
-def _prose_after(text, low, pos, spans, strict) -> None:
-    eol = low.find("\n", pos)
-    eol = len(low) if eol < 0 else eol
-    end = min(eol, pos + 90)
+def _prose_after(text, low, pos, spans) -> None:
+    end = min(len(low), pos + 90)
+    eol = low.find("\n", pos, end)
+    if eol >= 0:
+        end = eol
+    eol = low.find("\r", pos, end)
+    if eol >= 0:
+        end = eol
     after_connector = True  # right after the keyword counts as a connector
     words = 0
     for wm in _WORD.finditer(text, pos, end):
         raw = wm.group()
+        if _MARK in raw:
+            return  # already redacted here
         lw = raw.lower().strip("\"'`*_")
         if lw in _STOP_AFTER:
             return
@@ -1087,11 +1313,11 @@ def _prose_after(text, low, pos, spans, strict) -> None:
         after_connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
 
 
-_PROSE_BAD = re.compile(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$")
+_PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$")
 
 
 # ---- e-mail ---------------------------------------------------------------------------------
-_EMAIL_RIGHT = re.compile(r"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])")
+_EMAIL_RIGHT = _lazy(r"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])")
 _EMAIL_LOCAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
 
 
@@ -1112,40 +1338,59 @@ def _emails(text: str, spans: _Spans) -> None:
         pos = text.find("@", pos + 1)
 
 
+_PGPASS = _lazy(r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]{1,200})[ \t]*\r?$")
+
+
 # ---- driver -----------------------------------------------------------------------------------
-_LABEL_GATE = ("pass", "pw", "secret", "token", "key", "auth", "cred", "psk", "kennwort", "senord",
-               "wachtwoord", "contrase", "kode", "senha", "salasana", "has", "heslo", "jelsz",
-               "kkel", "ssel", "nyckel", "sleutel", "gle", "mdp", "appid", "sig", "docker")
-
-
 def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
+    if not _READY:
+        _init()
     spans = _Spans()
     low = _lower(text)
-    if "PRIVATE KEY" in text or "PuTTY-User-Key-File" in text:
+    skip: list = []
+    if "-----" in text or "PuTTY" in text or "---- BEGIN" in text:
         _private_keys(text, spans)
-    has_aws = "AKIA" in text or "ASIA" in text or "aws" in low
-    _tokens(text, low, spans, has_aws)
-    if any(w in low for w in _LABEL_GATE):
-        _labelled(text, low, spans)
-        _prose(text, low, spans)
-    if "bearer" in low or "basic" in low or "authorization" in low:
+        skip.extend((s, e) for s, e, _ in spans.items)
+        _public_blocks(text, skip)
+        skip.sort()
+    _tokens(text, low, spans, skip)
+    _keywords(text, low, spans, skip)
+    if " / " in text:
+        _pairs(text, low, spans)
+    if "b" in low and ("bearer" in low or "basic" in low):
         _auth_headers(text, low, spans)
-    if "://" in text and "@" in text:
-        _url_creds(text, spans)
-    if ("jdbc:oracle" in low or "sqlplus" in low) and "@" in text:
-        _oracle(text, spans)
-    if " -" in text:
+    if "@" in text:
+        if "://" in text:
+            _url_creds(text, spans)
+        if "sqlplus" in low or "jdbc:oracle" in low:
+            _oracle(text, spans)
+    if " -" in text or "net user" in low:
         _cli(text, low, spans)
-    if "cookie" in low or " -b " in text:
+        if " -b " in text:
+            _cookies(text, spans)
+    if "cookie" in low:
         _cookies(text, spans)
-    if "Secret" in text and ("kind: Secret" in text or '"kind": "Secret"' in text or "kind: secret" in low):
+    if "pgpass" in low or ":5432:" in text or ":*:" in text:
+        for m in _PGPASS.finditer(text):
+            v = m.group(1)
+            if _cli_value_ok(v):
+                spans.add(m.start(1), m.end(1), "password", text)
+    if "kind" in text and ("kind: Secret" in text or '"kind": "Secret"' in text):
         _k8s(text, spans)
     if strip_emails and "@" in text:
         _emails(text, spans)
     return spans.items
 
 
+_GENERIC_KINDS = frozenset(("secret", "password", "api_token", "k8s_secret"))
+
+
 def _apply(text: str, items, counts) -> str:
+    if len(items) == 1:
+        s, e, k = items[0]
+        if counts is not None:
+            counts[k] += 1
+        return text[:s] + "[REDACTED:" + k + "]" + text[e:]
     items.sort()
     out = []
     last = 0
@@ -1155,6 +1400,8 @@ def _apply(text: str, items, counts) -> str:
         if s <= cur_e:
             if e > cur_e:
                 cur_e = e
+            if cur_k in _GENERIC_KINDS and k not in _GENERIC_KINDS:
+                cur_k = k  # name the vendor rather than "secret"
         else:
             merged.append((cur_s, cur_e, cur_k))
             cur_s, cur_e, cur_k = s, e, k

@@ -1,0 +1,532 @@
+"""Secret scrubbing: representative positives / negatives per family, and the properties
+(never raises, idempotent, linear on pathological input, e-mails only on request).
+
+Every "secret" here is generated at import time from a seeded RNG in the documented shape of
+its vendor (prefix, alphabet, length), so this file holds no real credential and nothing that
+a repository secret scanner would flag as one. The shared corpus is not needed.
+"""
+from __future__ import annotations
+
+import base64
+import random
+import string
+import time
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from llm_secondbrain import scrub as scrub_mod
+from llm_secondbrain.scrub import RULES_VERSION, scrub, scrub_report
+
+_rng = random.Random(20260211)
+ALNUM = string.ascii_letters + string.digits
+LOWER_ALNUM = string.ascii_lowercase + string.digits
+UPPER_ALNUM = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+URLSAFE = ALNUM + "-_"
+
+
+def r(alphabet: str, n: int) -> str:
+    """Random string with at least one digit, one lower and one upper where the alphabet allows."""
+    while True:
+        s = "".join(_rng.choice(alphabet) for _ in range(n))
+        if (any(c.isdigit() for c in s) or not any(c.isdigit() for c in alphabet)) and (
+                any(c.islower() for c in s) or not any(c.islower() for c in alphabet)) and (
+                any(c.isupper() for c in s) or not any(c.isupper() for c in alphabet)):
+            return s
+
+
+def leaked(secret: str, out: str, original: str) -> bool:
+    """Like the corpus scorer: the whole secret or any 8-char window of it survives."""
+    if secret in out:
+        return True
+    context = original.replace(secret, "\x00")
+    for i in range(0, len(secret) - 7):
+        w = secret[i:i + 8]
+        if w not in context and w in out:
+            return True
+    return False
+
+
+def pem(label: str, lines: int = 6, sep: str = "\n") -> tuple[str, str]:
+    body = sep.join(r(B64, 64) for _ in range(lines)) + sep + r(B64, 20) + "=="
+    return f"-----BEGIN {label}-----{sep}{body}{sep}-----END {label}-----", body
+
+
+# ------------------------------------------------------------------------------------------------
+# positives: (id, text, [secrets that must not survive])
+# ------------------------------------------------------------------------------------------------
+def _positives():
+    cases = []
+
+    def add(cid, text, *secrets):
+        cases.append(pytest.param(text, list(secrets), id=cid))
+
+    # private keys, every armour, real and escaped newlines
+    for label in ("RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY",
+                  "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK"):
+        block, body = pem(label)
+        add(f"pem-{label}", f"here is the key:\n{block}\nthanks", body)
+    block, body = pem("RSA PRIVATE KEY", sep="\\n")
+    add("pem-json-escaped", '{"ssh_key": "' + block + '\\n", "port": 22}', body)
+    add("pem-env-escaped", f'PRIVATE_KEY="{block}"\nPORT=80', body)
+    block, body = pem("OPENSSH PRIVATE KEY", sep=" ")
+    add("pem-one-line", f"private_key={block}", body)
+    block, body = pem("RSA PRIVATE KEY")
+    indented = "\n".join("    " + ln for ln in block.splitlines())
+    add("pem-yaml-block", f"tls:\n  key: |\n{indented}\n", *[ln for ln in body.splitlines() if len(ln) > 30])
+    trunc_body = "\n".join(r(B64, 64) for _ in range(4))
+    add("pem-truncated", f"-----BEGIN RSA PRIVATE KEY-----\n{trunc_body}\n", trunc_body)
+    enc_body = "\n".join(r(B64, 64) for _ in range(4))
+    add("pem-proc-type", "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,"
+        + r("0123456789ABCDEF", 32) + "\n\n" + enc_body + "\n-----END RSA PRIVATE KEY-----", enc_body)
+    priv = r(B64, 44)
+    add("putty", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me@laptop\nPublic-Lines: 2\n"
+        + r(B64, 64) + "\n" + r(B64, 4) + "\nPrivate-Lines: 1\n" + priv + "\nPrivate-MAC: " + r(HEX, 64), priv)
+
+    # JWT, Authorization headers, cookies
+    jwt = "eyJ" + r(URLSAFE, 33) + ".eyJ" + r(URLSAFE, 60) + "." + r(URLSAFE, 43)
+    add("jwt-bare", f"token for staging: {jwt}", jwt)
+    add("jwt-cookie", f"Cookie: theme=dark; access_token={jwt}; lang=nb", jwt)
+    bearer = r(URLSAFE, 40)
+    add("bearer-curl", f'curl -H "Authorization: Bearer {bearer}" https://api.example.com/v1/me', bearer)
+    add("bearer-js", f"headers: {{ Authorization: `Bearer {bearer}` }},", bearer)
+    basic = base64.b64encode(b"deploy:" + r(ALNUM + "!%", 14).encode()).decode()
+    add("basic-header", f"Authorization: Basic {basic}\nAccept: */*", basic)
+    add("basic-python", f"headers = {{'Authorization': 'Basic {basic}'}}", basic)
+    sid = r(ALNUM, 32)
+    add("session-cookie", f"Cookie: lang=en; sessionid={sid}; csrftoken=abc", sid)
+    add("set-cookie", f"Set-Cookie: connect.sid={sid}; Path=/; HttpOnly", sid)
+    okta = "00" + r(URLSAFE, 40)
+    add("okta-ssws", f"Authorization: SSWS {okta}", okta)
+
+    # vendor token shapes
+    vendor = {
+        "aws-id": "AKIA" + r(UPPER_ALNUM, 16),
+        "github-classic": "ghp_" + r(ALNUM, 36),
+        "github-oauth": "gho_" + r(ALNUM, 36),
+        "github-fine": "github_pat_11" + r(UPPER_ALNUM, 20) + "_" + r(ALNUM, 59),
+        "gitlab": "glpat-" + r(URLSAFE, 20),
+        "slack-bot": "xoxb-" + r(string.digits, 12) + "-" + r(string.digits, 13) + "-" + r(ALNUM, 24),
+        "slack-app": "xapp-1-A" + r(UPPER_ALNUM, 10) + "-" + r(string.digits, 13) + "-" + r(HEX, 64),
+        "stripe": "sk_live_51" + r(ALNUM, 40),
+        "stripe-restricted": "rk_live_" + r(ALNUM, 40),
+        "stripe-webhook": "whsec_" + r(ALNUM, 32),
+        "openai": "sk-proj-" + r(URLSAFE, 60) + "T3BlbkFJ" + r(URLSAFE, 40),
+        "anthropic": "sk-ant-api03-" + r(URLSAFE, 93) + "AA",
+        "google-api": "AIza" + r(URLSAFE, 35),
+        "google-oauth-secret": "GOCSPX-" + r(URLSAFE, 28),
+        "npm": "npm_" + r(ALNUM, 36),
+        "pypi": "pypi-AgEIcHlwaS5vcmc" + r(URLSAFE, 70),
+        "huggingface": "hf_" + r(string.ascii_letters, 34),
+        "sendgrid": "SG." + r(URLSAFE, 22) + "." + r(URLSAFE, 43),
+        "twilio": "SK" + r(HEX, 32),
+        "digitalocean": "dop_v1_" + r(HEX, 64),
+        "shopify": "shpat_" + r(HEX, 32),
+        "groq": "gsk_" + r(ALNUM, 52),
+        "vault": "hvs." + r(URLSAFE, 90),
+        "doppler": "dp.st.prd." + r(ALNUM, 43),
+        "databricks": "dapi" + r(HEX, 32),
+        "new-relic": "NRAK-" + r(UPPER_ALNUM, 27),
+        "sentry": "sntryu_" + r(HEX, 64),
+        "grafana": "glsa_" + r(ALNUM, 32) + "_" + r(HEX, 8),
+        "linear": "lin_api_" + r(ALNUM, 40),
+        "notion": "ntn_" + r(ALNUM, 46),
+        "heroku": "HRKU-AA" + r(URLSAFE, 58),
+        "docker-hub": "dckr_pat_" + r(URLSAFE, 27),
+        "postman": "PMAK-" + r(HEX, 24) + "-" + r(HEX, 34),
+        "age": "AGE-SECRET-KEY-1" + r(UPPER_ALNUM, 58),
+        "mailgun": "key-" + r(HEX, 32),
+        "mailchimp": r(HEX, 32) + "-us14",
+        "telegram": r(string.digits, 10) + ":AA" + r(URLSAFE, 33),
+        "discord": "MTE" + r(ALNUM, 21) + "." + r(URLSAFE, 6) + "." + r(URLSAFE, 38),
+        "azure-ad": r(ALNUM, 3) + "8Q~" + r(ALNUM + "_~.-", 34),
+        "unknown-prefixed": "acme_live_" + r(ALNUM, 40),
+    }
+    for name, tok in vendor.items():
+        add(f"vendor-{name}-chat", f"[10:02] Ola: {tok} (don't paste it in #general pls)", tok)
+        add(f"vendor-{name}-env", f"export SOME_VAR='{tok}'\nPORT=8080", tok)
+    hook = r(ALNUM, 24)
+    add("slack-webhook", f"SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T{r(UPPER_ALNUM, 10)}/B{r(UPPER_ALNUM, 10)}/{hook}", hook)
+
+    # AWS key pair
+    aws_id, aws_secret = "AKIA" + r(UPPER_ALNUM, 16), r(B64, 40)
+    add("aws-ini", f"[default]\naws_access_key_id = {aws_id}\naws_secret_access_key = {aws_secret}\nregion = eu-north-1",
+        aws_id, aws_secret)
+    add("aws-cli-set", f"aws configure set aws_access_key_id {aws_id}\naws configure set aws_secret_access_key {aws_secret}",
+        aws_id, aws_secret)
+    add("aws-terraform", f'provider "aws" {{\n  access_key = "{aws_id}"\n  secret_key = "{aws_secret}"\n}}', aws_id, aws_secret)
+
+    # unknown vendor in a secret context
+    unknown = r(ALNUM, 40)
+    add("context-email", f"Hi,\n\nhere is the Frobnicator API token:\n\n    {unknown}\n\nBest", unknown)
+    add("context-chat", f"[09:00] Mia: can someone send me the Acme key?\n[09:01] Ola: {unknown}", unknown)
+
+    # URLs and connection strings
+    pw = r(ALNUM, 10) + "%40" + r(ALNUM, 4)
+    add("url-postgres", f"DATABASE_URL=postgres://app:{pw}@db.internal:5432/shop", pw)
+    add("url-mongo-srv", f'const uri = "mongodb+srv://root:{pw}@cluster0.abcde.mongodb.net/shop";', pw)
+    add("url-https", f"git clone https://deploy:{pw}@git.example.com/team/repo.git", pw)
+    add("url-redis", f"CELERY_BROKER_URL=redis://default:{pw}@redis.local:6379/0", pw)
+    adopw = r(ALNUM, 8) + "=x^" + r(ALNUM, 6)
+    add("ado-net", f'"Default": "Server=tcp:sql.example.net,1433;User ID=app;Password={adopw};Encrypt=True;"', adopw)
+    jpw = r(ALNUM, 18)
+    add("jdbc", f"jdbc:postgresql://db:5432/app?user=kari&password={jpw}&ssl=true", jpw)
+    add("jdbc-oracle", f"jdbc:oracle:thin:scott/{jpw}@db.example.com:1521/ORCL", jpw)
+    add("libpq", f'psql "host=db port=5432 dbname=app user=app password={jpw} sslmode=require"', jpw)
+    acct = r(B64, 86) + "=="
+    add("azure-storage", f"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={acct};EndpointSuffix=core.windows.net", acct)
+
+    # base64-wrapped credentials
+    k8s_val = base64.b64encode(r(ALNUM, 16).encode()).decode()
+    k8s_url = base64.b64encode(f"postgres://app:{r(ALNUM, 12)}@db/app".encode()).decode()
+    add("k8s-secret", f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  DB_PASS: {k8s_val}\n"
+        f"  DATABASE_URL: {k8s_url}\n", k8s_val, k8s_url)
+    dauth = base64.b64encode(b"robot:" + r(ALNUM, 20).encode()).decode()
+    add("docker-config", '{"auths": {"registry.example.com": {"auth": "' + dauth + '"}}}', dauth)
+
+    # labelled values in many syntaxes
+    lp = r(ALNUM, 8) + "#" + r(ALNUM, 5)
+    for cid, text in {
+        "env": f"DB_PASSWORD={lp}",
+        "env-quoted": f"export REDIS_PASSWORD='{lp}'",
+        "yaml": f"database:\n  password: \"{lp}\"\n",
+        "json": f'{{"password": "{lp}", "user": "app"}}',
+        "ini": f"[db]\npassword = {lp}\n",
+        "toml": f'[db]\npassword = "{lp}"\n',
+        "xml": f"<config><password>{lp}</password></config>",
+        "nuget": f'<add key="ClearTextPassword" value="{lp}" />',
+        "spring": f"spring.datasource.password={lp}",
+        "django": f"DATABASES = {{'default': {{'PASSWORD': '{lp}'}}}}",
+        "php": f"'password' => '{lp}',",
+        "netrc": f"machine api.example.com login app password {lp}",
+        "wpa": f'network={{\n    ssid="home"\n    psk="{lp}"\n}}',
+        "k8s-env": f"env:\n  - name: DB_PASSWORD\n    value: {lp}\n",
+        "postman": f'{{"key": "token", "value": "{lp}", "type": "string"}}',
+        "compose": f"environment:\n  POSTGRES_PASSWORD: {lp}\n",
+        "ansible": f"ansible-playbook site.yml --extra-vars \"ansible_become_pass={lp}\"",
+        "php-define": f"define('DB_PASSWORD', '{lp}');",
+        "redis-conf": f"bind 127.0.0.1\nrequirepass {lp}\n",
+        "pgpass": f"# ~/.pgpass\ndb.example.com:5432:shop:app:{lp}\n",
+    }.items():
+        add(f"labelled-pw-{cid}", text, lp)
+    lt = r(ALNUM, 40)
+    for cid, text in {
+        "token-env": f"SESSION_TOKEN={lt}",
+        "api-key-json": f'{{"OPENWEATHER_API_KEY": "{lt}"}}',
+        "x-api-key": f"curl -H 'X-API-Key: {lt}' https://api.example.com",
+        "subscription-key": f"Ocp-Apim-Subscription-Key: {lt}",
+        "client-secret-yaml": f"oauth:\n  client_secret: {lt}\n",
+        "secret-key-django": f"SECRET_KEY = '{lt}'",
+        "query-appid": f"https://api.example.org/weather?q=Oslo&appid={lt}",
+        "query-api-key": f"GET https://maps.example.com/geo?address=x&api_key={lt}&format=json",
+        "log": f"2026-01-01T00:00:00Z DEBUG auth configured refresh_token={lt}",
+        "npmrc": f"//registry.npmjs.org/:_authToken={lt}",
+        "wireguard": f"[Interface]\nPrivateKey = {r(B64, 43)}=\nAddress = 10.0.0.2/32",
+        "laravel": f"APP_KEY=base64:{r(B64, 43)}=",
+        "markdown": f"- Acme token: `{lt}`",
+    }.items():
+        secret = text.split("PrivateKey = ")[1].split("\n")[0] if cid == "wireguard" else (
+            text.split("base64:")[1] if cid == "laravel" else lt)
+        add(f"labelled-{cid}", text, secret)
+
+    # CLI arguments
+    cp = r(ALNUM, 12) + "!"
+    for cid, text in {
+        "mysql-glued": f"mysql -uroot -p'{cp}' shop < dump.sql",
+        "mysql-glued-bare": f"mysql -u root -p{cp} -h db analytics",
+        "sshpass": f"sshpass -p '{cp}' ssh deploy@10.0.0.1 uptime",
+        "docker-login": f"docker login -u robot -p {cp} registry.example.com",
+        "password-flag": f"wget --user=root --password='{cp}' https://files.example.org/x.csv",
+        "password-flag-space": f"some-tool --password {cp} --verbose",
+        "pgpassword": f"PGPASSWORD='{cp}' psql -h db -U app -c 'select 1'",
+        "curl-user": f"curl -u admin:'{cp}' https://grafana.internal/api/health",
+        "redis-cli": f"redis-cli -h 10.0.0.5 -a '{cp}' INFO",
+        "openssl": f"openssl pkcs12 -export -in c.pem -inkey k.pem -out b.p12 -passout pass:{cp}",
+        "keytool": f"keytool -importcert -keystore t.jks -storepass '{cp}' -file ca.crt",
+        "sudo-echo": f"echo '{cp}' | sudo -S apt-get update",
+        "htpasswd": f"htpasswd -b -c /etc/nginx/.htpasswd admin '{cp}'",
+        "net-user": f"net user svc_backup {cp} /add",
+        "smbclient": f"smbclient //fs01/share -U app%'{cp}'",
+        "az-login": f"az login --service-principal -u 1b2c -p {cp} --tenant 3d4e",
+    }.items():
+        add(f"cli-{cid}", text, cp)
+
+    # passwords in prose, several languages
+    hp = "Sommer" + str(_rng.randint(2020, 2029)) + "!"
+    for cid, text in {
+        "en": f"the wifi password is {hp}",
+        "en-temp": f"New hire: temp password for Okta is {hp} - change it on first login.",
+        "en-pair": f"login for the NAS: admin / {hp}",
+        "en-wifi-pair": f"- Wifi: Hytta-5G / {hp}",
+        "en-pass": f"- VPN: user admin, pass {hp}",
+        "en-set-to": f"I set the BIOS password to {hp}, don't forget it",
+        "no": f"Passordet til wifi er {hp}",
+        "no-pw": f"pw til NAS-en: {hp}",
+        "de": f"Das WLAN-Passwort lautet {hp}",
+        "de-kennwort": f"Benutzer: etl_user, Kennwort: {hp}",
+        "fr": f"Le mot de passe du routeur est {hp}",
+        "es": f"La contraseña del wifi es {hp}",
+        "sv": f"Lösenordet till wifi är {hp}",
+        "da": f"Adgangskoden til routeren er {hp}",
+        "nl": f"Het wachtwoord voor de wifi is {hp}",
+        "passphrase": "The vault passphrase is meadow-pickle-biscuit-horse-90",
+    }.items():
+        secret = "meadow-pickle-biscuit-horse-90" if cid == "passphrase" else hp
+        add(f"prose-{cid}", text, secret)
+    return cases
+
+
+POSITIVES = _positives()
+
+
+@pytest.mark.parametrize("text,secrets", POSITIVES)
+def test_positive_cases_are_scrubbed(text, secrets):
+    out = scrub(text)
+    assert out != text
+    for secret in secrets:
+        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+    assert "[REDACTED:" in out
+
+
+# ------------------------------------------------------------------------------------------------
+# negatives: must come back unchanged
+# ------------------------------------------------------------------------------------------------
+NEGATIVES = [
+    "Invoice INV/2026/00037 is due 2026-06-04. Amount: NOK 5 644,76. KID: 9964717449",
+    "| INV-2026-3611 | 2026-11-17 | 41 530,24 |\n| PO-80671 | 2026-06-02 | 0aebf0c | 24073,35 |",
+    "Please transfer the deposit to IBAN NO93 8601 1117 947 (BIC DNBANOKKXXX).",
+    '{"beneficiary": "Ola", "iban": "NL91ABNA0417164300", "bic": "ABNANL2A"}',
+    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nAuthor: Kari\n\n    fix: handle CRLF",
+    "- uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2",
+    "request_id=83633d51-3f50-4434-9e38-6c7babf980ec trace_id=c9cb8c55d4cdeecaff3345a6212d339b user_id=4",
+    "oauth: token refreshed for client_id=b6488566-03c1-46a0-b594-52c1e2385d6e expires_in=3600",
+    '"integrity": "sha512-dWlh/rJQ0vpCfWiVOFTGugLl4UYDJqTC2PHjOPhevuRl8PrIz1QV3uJXAAkpGUNnb+SRph6/fILibdzwZZMV8A=="',
+    'hash = "sha256:c813c7d7cb9c1a35d9217c171fbe4209b251f363839ba81c28e40a18109960b1"',
+    "golang.org/x/net v0.21.0 h1:U1kOOk8EnuWuAXLVLqADrQYvzY/4/Ow00zRu/IzQy1o=",
+    '<script src="/x.js" integrity="sha384-uAPKYUJWVeGE5CixYZg85WMLRfWkVjrpvDxaRkZAb7nkVYfBTNWYlBcKjH41hFSV"></script>',
+    "ssh host key fingerprint: SHA256:VJ27KqywIJKIGqRtdh9mnwb8mA8qrnMTWOV1kjGmtIo (ED25519)",
+    "image: ghcr.io/acme/notifier@sha256:8d8157d6c3328ff83018bccadcabaa5396caad3087ac6ab67ae169325d237889",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKGhJOW27RKA965RY6e7z3sGJuKAe1S2R7BN/tlxseOm deploy@ci",
+    "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AicO2XMbVZvsjdBSDgzu3kqn/4Odk2+a3\n"
+    "h0aEj0sYKK4+M8mnhNr7CAk65EwjEDidtDlWMPavQlQGr3oPza2KwuRc+hErcf/x\n-----END PUBLIC KEY-----",
+    "-----BEGIN CERTIFICATE-----\nMIIDHjCCAgagAwIBAvQ0GntT5gWuVJ1c77iCcb6JroyJAAhaMXVsusvJKJ4KpY7S\n"
+    "nTkA8XY3X4yYH2H/5TdK6Cfuu4Ks5gkUjV/i6ctZhQ7IXO4SX21AV9yUHdTpbRvt\n-----END CERTIFICATE-----",
+    "[Peer]\nPublicKey = rTXM0xDZa/4KKUaPaecJ4f9WmE/5PxvWUsVPZ+9JUB8=\nEndpoint = vpn.example.org:51820",
+    "# age public recipient\nage1ul3g6ud6thqf297n9cr46htqlesq3glq54w5wf9sekzvsxwmez5s6nylns",
+    "![logo](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
+    "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==)",
+    "Docs: https://docs.python.org/3/library/getpass.html#getpass.getpass",
+    "git remote add origin git@github.com:acme/billing.git",
+    "https://user@example.org/ is a URL with a username but no password.",
+    "curl 'https://api.example.com/search?q=password+reset&lang=nb&page=2'",
+    "Mirror: http://[2001:db8::1]:8080/debian/ bookworm main",
+    "OPENAI_API_KEY=<YOUR_API_KEY>",
+    "export GITHUB_TOKEN=YOUR_TOKEN_HERE",
+    'api_key: "xxxxxxxxxxxxxxxxxxxxxxxx"',
+    "Authorization: Bearer <token>",
+    "password: ********",
+    "ANTHROPIC_API_KEY=sk-ant-...",
+    'client_secret: REDACTED\n"apiKey": "your-api-key-here",',
+    "STRIPE_SECRET_KEY=sk_live_xxxxxxxxxxxxxxxxxxxxxxxx",
+    "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    "GITHUB_TOKEN=ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+    "postgres://user:password@localhost:5432/mydb\nDATABASE_URL=postgres://USER:PASS@HOST:5432/DB",
+    "curl -u USERNAME:PASSWORD https://api.example.com/",
+    "password: <%= ENV['DB_PASSWORD'] %>",
+    'password = getpass.getpass("Password: ")',
+    'password = os.environ["DB_PASSWORD"]\nconn = psycopg.connect(host=HOST, user=USER, password=password)',
+    "if password != confirm_password:\n    raise ValidationError('Passwords do not match')",
+    "const { username, password } = req.body;\nif (!password) return res.status(400).json({ error: 'password required' });",
+    'token = request.headers.get("Authorization", "").removeprefix("Bearer ")',
+    "api_key = settings.OPENAI_API_KEY\nclient = OpenAI(api_key=api_key)",
+    'secret = client.get_secret_value(SecretId="prod/db")["SecretString"]',
+    "PASSWORD_MIN_LENGTH = 12\nPASSWORD_HASHERS = [\"django.contrib.auth.hashers.Argon2PasswordHasher\"]",
+    "primary_key=True, foreign_key=\"users.id\", keyFrame: 12",
+    '"key": "ctrl+shift+down",\n"command": "editor.action.copyLinesDownAction"',
+    "DB_PASSWORD=${DB_PASSWORD}\nAPI_KEY=${API_KEY:?missing}",
+    "password: \"{{ vault_db_password }}\"\napi_token: \"{{ lookup('env', 'API_TOKEN') }}\"",
+    "env:\n  GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+    "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password",
+    'export OPENAI_API_KEY=$(op read "op://Private/OpenAI/credential")',
+    "password = %(DB_PASS)s\ntoken = $TOKEN",
+    "aws secretsmanager get-secret-value --secret-id arn:aws:secretsmanager:eu-north-1:217001419436:secret:prod/db-zOX9YY",
+    'client_secret = os.getenv("CLIENT_SECRET")  # set in 1Password, never commit',
+    "An API key is a long random string. Treat it like a password: never commit it, rotate it if leaked.",
+    "GitHub classic personal access tokens start with `ghp_`, fine-grained ones with `github_pat_`.",
+    "Password policy: at least 12 characters, one digit, one symbol; passwords expire every 180 days.",
+    "Hvis du mister API-nøkkelen, lag en ny under Innstillinger → API og slett den gamle.",
+    "Der API-Schlüssel wird im Header X-API-Key übergeben. Bewahre ihn sicher auf.",
+    "Welcome to Nordic2026! Registration opens at 09:00.",
+    "The Summer2026 campaign starts on 1 June. Go Team2026!",
+    "Stripe objects: customer cus_vkcrZmx9e5YsJ3, payment intent pi_f9JJT9LmRtmhKKmwXCBoDVye",
+    "llm logs: conversation 01JN9EP41V3T4Y0TM67PS2B9Q2, model gpt-4o-mini, 812 input / 96 output tokens",
+    "2026-01-01T05:18:49.462Z WARN  auth: login failed for user=ola.n reason=bad_password attempts=1",
+    "2026-04-14T21:04:45.019Z DEBUG cache: key=user:143989:profile hit=true ttl=573",
+    "Build 2026.02.11-rc3+sha.6eb2aee (go1.23.4 linux/amd64)",
+    "model: claude-3-5-sonnet-20241022 / gpt-4o-2024-08-06 / gemini-2.0-flash-001",
+    "docker run -p 8080:80 -v /data:/data nginx\nssh -p 2222 deploy@host\nmkdir -p /srv/app",
+    "Cookie: theme=dark; lang=nb",
+    "send the invoice to ola.nordmann@example.com please",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVES, ids=[t[:40] for t in NEGATIVES])
+def test_negative_cases_are_untouched(text):
+    assert scrub(text) == text
+
+
+# ------------------------------------------------------------------------------------------------
+# interface and report
+# ------------------------------------------------------------------------------------------------
+def test_interface():
+    assert RULES_VERSION == 2
+    out, counts = scrub_report("x")
+    assert out == "x" and isinstance(counts, Counter) and not counts
+    assert scrub("") == "" and scrub_report("") == ("", Counter())
+
+
+def test_report_names_kinds_never_values():
+    tok = "ghp_" + r(ALNUM, 36)
+    pw = "Vinter" + r(string.digits, 4) + "#"
+    text = f"GITHUB_TOKEN={tok}\npassword: {pw}\nthe wifi password is {pw}\n"
+    out, counts = scrub_report(text)
+    assert tok not in out and pw not in out
+    assert counts["github_token"] == 1 and counts["password"] == 2
+    for kind in counts:
+        assert tok not in kind and pw not in kind
+        assert f"[REDACTED:{kind}]" in out
+    assert scrub(text) == out
+
+
+def test_keeps_context_around_redactions():
+    tok = "xoxb-" + r(string.digits, 12) + "-" + r(string.digits, 13) + "-" + r(ALNUM, 24)
+    out = scrub(f"slack:\n  bot_token: '{tok}'\n  channel: '#ops'\n")
+    assert out == "slack:\n  bot_token: '[REDACTED:slack_token]'\n  channel: '#ops'\n"
+
+
+def test_private_key_keeps_armour():
+    block, body = pem("RSA PRIVATE KEY")
+    out = scrub(block)
+    assert out == "-----BEGIN RSA PRIVATE KEY-----\n[REDACTED:private_key]\n-----END RSA PRIVATE KEY-----"
+
+
+def test_emails_only_on_request():
+    text = "Kontaktperson: ola.nordmann@example.no, tlf 22 33 44 55\nFrom: Kari <kari@firma.example>"
+    assert scrub(text) == text
+    out, counts = scrub_report(text, strip_emails=True)
+    assert "ola.nordmann@example.no" not in out and "kari@firma.example" not in out
+    assert counts["email"] == 2 and "Kontaktperson:" in out
+    assert scrub(out, strip_emails=True) == out
+
+
+def test_import_compiles_lazily():
+    # patterns are compiled on first use, so importing the module stays cheap
+    assert isinstance(scrub_mod._LazyPattern("x"), scrub_mod._LazyPattern)
+    scrub("warm")
+    assert scrub_mod._READY
+
+
+# ------------------------------------------------------------------------------------------------
+# properties
+# ------------------------------------------------------------------------------------------------
+_FRAGMENTS = [p.values[0] for p in POSITIVES[::7]] + NEGATIVES[::5] + [
+    "password", "=", ":", " ", "\n", '"', "'", "`", "\\n", "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----", "[REDACTED:secret]", "://", "@", "Bearer ", "Basic ", "-p",
+    "token=", "eyJ", "ghp_", "sk-", "AKIA", "kind: Secret\ndata:\n", "Cookie: ", " / ", "passord er ",
+    "PuTTY-User-Key-File-3: x\nPrivate-Lines: 2\n", "İ", "ß", "\u2028", "\x00", "é", "🙂",
+]
+_text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), max_size=12).map("".join)
+
+
+@settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_text, st.booleans())
+# regressions found by hypothesis: a redaction marker must not become context for another rule
+@example("[10:02] Ola: xapp-1-AVOI1OJ38U4-8335534445107-94a339c5b30c57f3835cfb9b63331cbc13e8fc43bf27565"
+         "bc6d7a1566fd85dd2 (don't paste it)PuTTY-User-Key-File-3: x\nPrivate-Lines: 2\n", False)
+@example("Benutzer: etl_user, Kennwort: Sommer2024!\r0;here is the key", False)
+def test_never_raises_and_is_idempotent(text, emails):
+    out, counts = scrub_report(text, strip_emails=emails)
+    assert isinstance(out, str)
+    assert all(isinstance(k, str) and k.isidentifier() for k in counts)
+    assert scrub(out, strip_emails=emails) == out
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.text())
+def test_arbitrary_unicode(text):
+    out = scrub(text)
+    assert scrub(out) == out
+
+
+@pytest.mark.parametrize("text,secrets", POSITIVES[::3])
+def test_idempotent_on_positives(text, secrets):
+    once = scrub(text)
+    assert scrub(once) == once
+
+
+# ------------------------------------------------------------------------------------------------
+# linear time on pathological input: ten times the input must not take thirty times as long
+# ------------------------------------------------------------------------------------------------
+def _best(fn, text, rounds=3):
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        fn(text)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _line(n):
+    rng = random.Random(7)
+    words = ["password=", "token:", "key=", "https://u:p@h/", "Bearer", "-p", "eyJ", "ghp_", "AKIA",
+             "lorem", "ipsum", "=", "'", '"', "sk-", "@", "://", "/", "secret", "\\n"]
+    out, size = [], 0
+    while size < n:
+        w = rng.choice(words) + "".join(rng.choice(ALNUM) for _ in range(rng.randint(0, 12)))
+        out.append(w)
+        size += len(w) + 1
+    return " ".join(out)[:n]
+
+
+_PATHOLOGICAL = {
+    "single-line": _line,
+    "equals": lambda n: "=" * n,  # 1 MB of "=" at the largest size
+    "base64": lambda n: base64.b64encode(random.Random(3).randbytes(n * 3 // 4 + 3)).decode()[:n],
+    "spaces": lambda n: " " * n,
+    "pem-begins": lambda n: ("-----BEGIN RSA PRIVATE KEY-----\n" * (n // 32 + 1))[:n],
+    "labels": lambda n: ("password=" * (n // 9 + 1))[:n],
+    "key-eq": lambda n: ("key=" * (n // 4 + 1))[:n],
+    "url-creds": lambda n: ("a://b:c@" * (n // 8 + 1))[:n],
+    "flags": lambda n: (" -p" * (n // 3 + 1))[:n],
+    "slashes": lambda n: (" / " * (n // 3 + 1))[:n],
+    "quotes": lambda n: ('password="' * (n // 10 + 1))[:n],
+    "at-signs": lambda n: ("a@" * (n // 2 + 1))[:n],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_PATHOLOGICAL))
+def test_linear_time(name):
+    make = _PATHOLOGICAL[name]
+    n = 20_000
+    small = make(n)
+    t_small = _best(lambda t: scrub(t, strip_emails=True), small)
+    # grow the small input until its time is well above timer noise (bounded: 10x of at most 1 MB)
+    while t_small < 0.01 and n < 100_000:
+        n *= 2
+        small = make(n)
+        t_small = _best(lambda t: scrub(t, strip_emails=True), small)
+    big = make(n * 10)
+    t_big = _best(lambda t: scrub(t, strip_emails=True), big, rounds=2)
+    assert t_big < 30 * t_small, f"{name}: {n} chars {t_small:.4f}s, {10 * n} chars {t_big:.4f}s"
+
+
+def test_ten_megabyte_line_scales_linearly():
+    one = _line(100_000) * 10  # one line, no newline: 1 MB and 10 MB
+    ten = one * 10
+    t1 = _best(scrub, one, rounds=2)
+    t10 = _best(scrub, ten, rounds=1)
+    assert t10 < 30 * t1
