@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import threading
 from array import array
 from collections import Counter
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ DEFAULT_BATCH_SIZE = 32
 PROBE_TEXT = "secondbrain: what dimension are your vectors?"
 META_KEYS = ("embed_model", "embed_dim", "doc_prefix", "query_prefix")
 REEMBED_KEY = "reembed_target"
+PIPELINE = True  # embed batch k+1 in a worker thread while batch k is written
 
 
 class FingerprintMismatch(EmbedError):
@@ -192,6 +194,7 @@ class _Backlog:
         self.dim: int | None = None
         self.probed_dim: int | None = None
         self.report = EmbedReport(model=embedder.name)
+        self._previous: dict[str, bytes | str] = {}  # the last batch's answers, by sha
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -203,7 +206,9 @@ class _Backlog:
                 report.reset = self.conn.execute(
                     "UPDATE chunks SET embedded = 0, embed_error = NULL WHERE embedded = -1"
                 ).rowcount
-        target = json.dumps(self.embedder.fingerprint(), sort_keys=True)
+        # What the vectors depend on (the query prefix does not change them).
+        target = json.dumps({"embed_model": self.embedder.name, "doc_prefix": self.embedder.doc_prefix},
+                            sort_keys=True)
         if reembed:
             self._start_reembed(target)
         check_fingerprint(self.brain, self.embedder)
@@ -290,43 +295,89 @@ class _Backlog:
 
             bar = click.progressbar(length=total, label="embedding", file=sys.stderr)
             bar.__enter__()
+        # vec0 keeps vectors in blobs of 1,024; a page cache that holds one keeps each
+        # batch's write from re-reading it (about 4x faster on 768 dimensions).
+        # Checkpointing less often saves most of the fsyncs of a long run; the WAL is folded
+        # back when the brain closes.
+        cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+        if -65536 < cache < 0 or 0 < cache < 16384:
+            self.conn.execute("PRAGMA cache_size = -65536")
+        if 0 < autocheckpoint < 8192:
+            self.conn.execute("PRAGMA wal_autocheckpoint = 8192")
         try:
-            last_id = 0
-            while True:
-                rows = self.conn.execute(
-                    "SELECT id, sha, text FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?",
-                    (last_id, self.batch_size),
-                ).fetchall()
-                if not rows:
-                    break
-                last_id = rows[-1][0]
-                self._batch(rows)
-                if bar is not None:
-                    bar.update(len(rows))
-                if self.on_batch is not None:
-                    self.on_batch(len(rows))
+            self._pipeline(bar)
         finally:
+            self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
+            self.conn.execute(f"PRAGMA wal_autocheckpoint = {int(autocheckpoint)}")
             if bar is not None:
                 bar.__exit__(None, None, None)
 
+    def _pipeline(self, bar) -> None:
+        """Two stages: while batch k is written (SQLite, in this thread), the server already
+        embeds batch k+1 (in a worker thread). The connection is only used from this thread.
+        Each batch is written in its own short transaction."""
+        last_id = 0
+        current: _Job | None = None
+        while True:
+            rows = self.conn.execute(
+                "SELECT id, sha, text FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?",
+                (last_id, self.batch_size),
+            ).fetchall()
+            upcoming = None
+            if rows:
+                last_id = rows[-1][0]
+                upcoming = self._prepare(rows, current)
+            if current is not None:
+                self._finish(current)
+                if bar is not None:
+                    bar.update(len(current.rows))
+                if self.on_batch is not None:
+                    self.on_batch(len(current.rows))
+            if upcoming is None:
+                break
+            current = upcoming
+
     # -- one batch -----------------------------------------------------------------------------
 
-    def _batch(self, rows: list[tuple[int, str, str]]) -> None:
+    def _prepare(self, rows: list[tuple[int, str, str]], previous: "_Job | None") -> "_Job":
+        """Find what can be reused, start embedding the rest in the background."""
         texts: dict[str, str] = {}
         for _cid, sha, text in rows:
             texts.setdefault(sha, text)
-        results: dict[str, bytes | str] = self._reusable(list(texts))
-        reused_shas = set(results)
-        todo = [(sha, text) for sha, text in texts.items() if sha not in results]
+        job = _Job(rows)
+        job.results = self._reusable(list(texts))
+        job.reused = set(job.results)
+        in_flight = previous.todo_shas if previous is not None else set()
+        # A text the previous batch is embedding right now: take its answer, do not ask twice.
+        job.deferred = {sha for sha in texts if sha not in job.results and sha in in_flight}
+        todo = [(sha, t) for sha, t in texts.items() if sha not in job.results and sha not in job.deferred]
+        job.todo_shas = {sha for sha, _t in todo}
         if todo:
-            results.update(self._embed_isolating(todo))
-        self._write(rows, results, reused_shas)
+            if PIPELINE:
+                job.start(lambda: self._embed_isolating(todo))
+            else:
+                job.results.update(self._embed_isolating(todo))
+        return job
+
+    def _finish(self, job: "_Job") -> None:
+        results = job.wait()  # re-raises what the worker raised
+        for sha in job.deferred:
+            res = self._previous.get(sha, "its twin in the previous batch was not embedded")
+            results[sha] = res
+            if isinstance(res, bytes):
+                job.reused.add(sha)
+        with self.brain.write():
+            ok, bad, live = self._write(job.rows, results, job.reused)
+        self._count(ok, bad, live)
+        self._previous = results
 
     def _reusable(self, shas: list[str]) -> dict[str, bytes]:
         """Vectors of chunks with the same text that are already embedded (same model)."""
         marks = ",".join("?" * len(shas))
         twins = dict(self.conn.execute(
-            f"SELECT sha, min(id) FROM chunks WHERE embedded = 1 AND sha IN ({marks}) GROUP BY sha",
+            # `+embedded`: look up by sha; the planner would otherwise walk every embedded row.
+            f"SELECT sha, min(id) FROM chunks WHERE sha IN ({marks}) AND +embedded = 1 GROUP BY sha",
             shas,
         ).fetchall())
         if not twins:
@@ -369,43 +420,46 @@ class _Backlog:
         except (TypeError, OverflowError):
             return "vector holds something that is not a number"
 
-    def _write(self, rows, results: dict[str, bytes | str], reused_shas: set[str]) -> None:
+    def _write(self, rows, results: dict[str, bytes | str], reused_shas: set[str]):
+        """Write one batch; the caller holds the transaction."""
         ids = [cid for cid, _sha, _text in rows]
         marks = ",".join("?" * len(ids))
-        with self.brain.write():
-            # Only chunks still pending with the same text: an ingest or forget may have
-            # changed them while we waited for the server.
-            live = {
-                cid: sha
-                for cid, sha in self.conn.execute(
-                    f"SELECT id, sha FROM chunks WHERE embedded = 0 AND id IN ({marks})", ids
-                )
-            }
-            ok, bad = [], []
-            for cid, sha, _text in rows:
-                if live.get(cid) != sha:
-                    continue
-                res = results[sha]
-                if isinstance(res, bytes):
-                    ok.append((cid, res, sha in reused_shas))
-                else:
-                    bad.append((res, cid))
-            if ok:
-                self.conn.executemany(
-                    "DELETE FROM vec_chunks WHERE rowid = ?", [(cid,) for cid, _b, _r in ok]
-                )
-                self.conn.executemany(
-                    "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
-                    [(cid, blob) for cid, blob, _r in ok],
-                )
-                self.conn.executemany(
-                    "UPDATE chunks SET embedded = 1, embed_error = NULL WHERE id = ?",
-                    [(cid,) for cid, _b, _r in ok],
-                )
-            if bad:
-                self.conn.executemany(
-                    "UPDATE chunks SET embedded = -1, embed_error = ? WHERE id = ?", bad
-                )
+        # Only chunks still pending with the same text: an ingest or forget may have
+        # changed them while we waited for the server.
+        live = {
+            cid: sha
+            for cid, sha in self.conn.execute(
+                f"SELECT id, sha FROM chunks WHERE embedded = 0 AND id IN ({marks})", ids
+            )
+        }
+        ok, bad = [], []
+        for cid, sha, _text in rows:
+            if live.get(cid) != sha:
+                continue
+            res = results[sha]
+            if isinstance(res, bytes):
+                ok.append((cid, res, sha in reused_shas))
+            else:
+                bad.append((res, cid))
+        if ok:
+            self.conn.executemany(
+                "DELETE FROM vec_chunks WHERE rowid = ?", [(cid,) for cid, _b, _r in ok]
+            )
+            self.conn.executemany(
+                "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
+                [(cid, blob) for cid, blob, _r in ok],
+            )
+            self.conn.executemany(
+                "UPDATE chunks SET embedded = 1, embed_error = NULL WHERE id = ?",
+                [(cid,) for cid, _b, _r in ok],
+            )
+        if bad:
+            self.conn.executemany(
+                "UPDATE chunks SET embedded = -1, embed_error = ? WHERE id = ?", bad
+            )
+        return ok, bad, live
+
+    def _count(self, ok, bad, live) -> None:
         # Within one batch, the first chunk of a text counts as embedded, its twins as reused.
         first = Counter()
         for cid, _blob, was_reused in ok:
@@ -416,6 +470,39 @@ class _Backlog:
                 self.report.embedded += 1
             first[sha] += 1
         self.report.failed += len(bad)
+
+
+class _Job:
+    """One batch: its rows, the reusable vectors, and the embedding running in a daemon
+    thread (a daemon, so Ctrl-C never waits for a slow server)."""
+
+    def __init__(self, rows):
+        self.rows = rows
+        self.results: dict[str, bytes | str] = {}
+        self.reused: set[str] = set()
+        self.deferred: set[str] = set()
+        self.todo_shas: set[str] = set()
+        self._thread: threading.Thread | None = None
+        self._out: dict | None = None
+        self._error: BaseException | None = None
+
+    def start(self, fn) -> None:
+        def run():
+            try:
+                self._out = fn()
+            except BaseException as e:  # handed to the main thread by wait()
+                self._error = e
+
+        self._thread = threading.Thread(target=run, name="secondbrain-embed", daemon=True)
+        self._thread.start()
+
+    def wait(self) -> dict[str, bytes | str]:
+        if self._thread is not None:
+            self._thread.join()
+            if self._error is not None:
+                raise self._error
+            self.results.update(self._out or {})
+        return self.results
 
 
 def _safe_reason(reason: str, text: str) -> str:

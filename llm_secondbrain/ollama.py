@@ -293,7 +293,7 @@ def normalise(vector: Sequence[float]) -> list[float]:
     if norm == 0.0:
         raise ValueError("vector is all zeros")
     if abs(norm - 1.0) < 1e-6:
-        return list(vector)
+        return vector if isinstance(vector, list) else list(vector)
     return [x / norm for x in vector]
 
 

@@ -23,6 +23,7 @@ Faults, all settable at runtime from any thread:
   nan_marker       texts containing it get a NaN in their vector
   reject_marker    a request holding a text that contains it is refused with 400
   counts           request counters: embed, embeddings, texts, failed, dropped, rejected
+  requests         every embedding request (path, model, input); wait_idle() first after a kill
 """
 from __future__ import annotations
 
@@ -96,6 +97,8 @@ class OllamaStub:
         self.counts = self._zero_counts()
         self.requests: list[dict] = []  # every embedding request body (model, inputs)
         self.keep_requests = True
+        self.active = 0  # requests being answered right now
+        self.fast_pool: list[str] | None = None  # see use_fast_pool()
         self._port = port
         self.server: ThreadingHTTPServer | None = None
         self.thread: threading.Thread | None = None
@@ -126,6 +129,29 @@ class OllamaStub:
     def drop_next(self, n: int) -> None:
         with self.lock:
             self._drop_left = n
+
+    def use_fast_pool(self, size: int = 1024) -> None:
+        """Answer /api/embed from `size` precomputed unit vectors (picked by a hash of the
+        text), pre-encoded as JSON: an "instant" server for overhead benchmarks. The values
+        are float32, printed the way Ollama prints them. Not semantic."""
+        import random
+        import struct
+
+        rng = random.Random(1234)
+        pool = []
+        for _ in range(size):
+            v = [rng.gauss(0, 1) for _ in range(self.dim)]
+            n = math.sqrt(sum(x * x for x in v))
+            v32 = struct.unpack(f"{self.dim}f", struct.pack(f"{self.dim}f", *(x / n for x in v)))
+            pool.append("[" + ",".join(f"{x:.9g}" for x in v32) + "]")
+        self.fast_pool = pool
+
+    def wait_idle(self, timeout: float = 5.0) -> None:
+        """Wait until no request is being answered (say, one a killed client left behind)."""
+        deadline = time.monotonic() + timeout
+        time.sleep(0.01)
+        while self.active and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     @property
     def url(self) -> str:
@@ -257,6 +283,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_POST(self):
+        with self.stub.lock:
+            self.stub.active += 1
+        try:
+            self._post()
+        finally:
+            with self.stub.lock:
+                self.stub.active -= 1
+
+    def _post(self):
         path = self.path.split("?", 1)[0]
         if path not in ("/api/embed", "/api/embeddings"):
             return self._not_found()
@@ -299,6 +334,14 @@ class _Handler(BaseHTTPRequestHandler):
             stub.counts["texts"] += len(texts)
         if legacy:
             return self._send(200, {"embedding": stub.vector(texts[0], normalised=False)})
+        if stub.fast_pool is not None:
+            import zlib
+
+            pool = stub.fast_pool
+            parts = ",".join(pool[zlib.crc32(t.encode()) % len(pool)] for t in texts)
+            return self._send(200, ('{"model":%s,"embeddings":[%s],"total_duration":1,'
+                                    '"load_duration":0,"prompt_eval_count":%d}')
+                              % (json.dumps(model), parts, len(texts)))
         vectors = [stub.vector(t, normalised=True) for t in texts]
         self._send(200, {"model": model, "embeddings": vectors, "total_duration": 1,
                          "load_duration": 0, "prompt_eval_count": len(texts)})
@@ -310,10 +353,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dim", type=int, default=DEFAULT_DIM)
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before each embedding answer")
     parser.add_argument("--port-file", help="write the chosen port here once listening")
+    parser.add_argument("--fast", action="store_true",
+                        help="answer /api/embed from a pool of precomputed vectors (benchmarks)")
     args = parser.parse_args(argv)
     stub = OllamaStub(dim=args.dim, port=args.port)
     stub.delay = args.delay
     stub.keep_requests = False
+    if args.fast:
+        stub.use_fast_pool()
     stub.start()
     print(f"listening on {stub.url}", flush=True)
     if args.port_file:

@@ -45,6 +45,7 @@ def _server():
 
 @pytest.fixture
 def stub(_server):
+    _server.wait_idle()  # a request an earlier test gave up on may still be answered
     _server.reset()
     _server.dim = 768
     yield _server
@@ -192,6 +193,16 @@ def test_same_text_in_two_files_is_embedded_once(env, stub):
         ids = [r[0] for r in brain.conn.execute("SELECT id FROM chunks WHERE text = ?", (shared,))]
     assert len(ids) == 3 and vecs[ids[0]] == vecs[ids[1]] == vecs[ids[2]]
     assert check_consistent(db(env))["embedded"] == 4
+
+
+def test_same_text_in_neighbouring_batches_is_sent_once(env, stub):
+    shared = "A paragraph that appears in many files, word for word."
+    make_brain(db(env), {f"/{i}.md": [shared if i % 2 == 0 else note(i)] for i in range(9)})
+    report = json.loads(brain_cmd("embed", "--batch-size", "1", "--json").stdout)
+    assert (report["embedded"], report["reused"]) == (5, 4)
+    sent = [t for r in stub.requests for t in r["input"]]
+    assert sum(shared in t for t in sent) == 1
+    assert check_consistent(db(env))["embedded"] == 9
 
 
 def test_old_server_vectors_are_normalised_in_the_brain(env, stub):
@@ -491,6 +502,7 @@ def test_kill_mid_backlog_then_resume(env, stub, sig):
     assert 40 <= after_kill["embedded"] < total and after_kill["pending"] == total - after_kill["embedded"]
 
     stub.delay = 0.0
+    stub.wait_idle()  # the killed process may have left a request in flight
     stub.requests.clear()
     result = brain_cmd("embed", "--batch-size", "16")
     assert result.exit_code == 0, result.output
@@ -516,6 +528,7 @@ def test_sigkill_mid_reembed_then_resume(env, stub):
         assert brain.get_meta("embed_model") == "all-minilm" and vec_table_dim(brain) == 384
 
     stub.delay = 0.0
+    stub.wait_idle()  # the killed process may have left a request in flight
     stub.requests.clear()
     result = brain_cmd("reembed", "--batch-size", "32", env={"SECONDBRAIN_EMBED_MODEL": "all-minilm"})
     assert result.exit_code == 0, result.output

@@ -39,6 +39,7 @@ def _server():
 
 @pytest.fixture
 def stub(_server):
+    _server.wait_idle()  # a request an earlier test gave up on may still be answered
     _server.reset()
     _server.dim = 768
     yield _server
