@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import config
-from .recall import DEFAULT_K, DEFAULT_POOL, DEFAULT_RRF_K, Filters, Hit, RecallResult
+from .recall import DEFAULT_FUSION, DEFAULT_K, DEFAULT_POOL, DEFAULT_RRF_K, Filters, Hit, RecallResult
 from .recall import recall as _recall
 from .store import Brain, open_brain
 
@@ -78,18 +78,22 @@ class SecondBrain:
         pool: int = DEFAULT_POOL,
         rrf_k: int = DEFAULT_RRF_K,
         weights: dict[str, float] | None = None,
+        fusion: str = DEFAULT_FUSION,
     ) -> list[Hit]:
         """The top `k` hits for `query`; see `search` for the degradation notes too."""
         return self.search(query, k, mode, project=project, source=source, path=path,
-                           since=since, until=until, pool=pool, rrf_k=rrf_k, weights=weights).hits
+                           since=since, until=until, pool=pool, rrf_k=rrf_k, weights=weights,
+                           fusion=fusion).hits
 
     def search(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid", *,
                project=None, source=None, path=None, since=None, until=None,
                pool: int = DEFAULT_POOL, rrf_k: int = DEFAULT_RRF_K,
-               weights: dict[str, float] | None = None) -> RecallResult:
+               weights: dict[str, float] | None = None,
+               fusion: str = DEFAULT_FUSION) -> RecallResult:
         """Like `recall`, returning a RecallResult: the hits, the mode actually used and, when
         dense retrieval was unavailable, one-line notes saying why (it never raises for that:
-        it answers lexically)."""
+        it answers lexically). Hybrid fuses by `fusion` ("zscore" or "rrf"); without `weights`
+        the lexical weight follows the query (see recall.adaptive_weights)."""
         if k < 1:
             raise ValueError("k must be at least 1")
         notes: list[str] = []
@@ -97,7 +101,7 @@ class SecondBrain:
         result = _recall(
             self.brain.conn, query, k=k, mode=mode, filters=filters,
             query_vector=self._query_vector(query, notes), pool=pool, rrf_k=rrf_k,
-            weights=weights,
+            weights=weights, fusion=fusion,
         )
         result.notes = notes + result.notes
         return result

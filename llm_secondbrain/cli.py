@@ -95,13 +95,18 @@ def register(cli: click.Group) -> None:
     @click.option("--until", help="Only chunks dated on or before this ISO date")
     @click.option("--pool", type=click.IntRange(min=1), default=None,
                   help="Candidates taken from each channel before fusion")
-    @click.option("--rrf-k", type=click.IntRange(min=1), default=None, help="RRF constant")
+    @click.option("--rrf-k", type=click.IntRange(min=1), default=None, help="RRF constant (with --fusion rrf)")
+    @click.option("--fusion", type=click.Choice(["zscore", "rrf"]), default="zscore", show_default=True,
+                  help="Hybrid: fuse normalised scores, or reciprocal ranks")
+    @click.option("--lexical-weight", type=click.FloatRange(min=0), default=None,
+                  help="Hybrid: weight of the lexical channel against dense's 1 (default: 1, or "
+                       "0.05 for a question)")
     @click.option("--json", "as_json", is_flag=True, help="One JSON object per line per hit")
     @click.option("--explain", is_flag=True, help="Show each channel's rank and contribution")
     @db_option
     @friendly_errors
-    def recall_cmd(query, k, mode, project, source, path_glob, since, until, pool, rrf_k, as_json,
-                   explain, db_path):
+    def recall_cmd(query, k, mode, project, source, path_glob, since, until, pool, rrf_k, fusion,
+                   lexical_weight, as_json, explain, db_path):
         """Find what the brain knows about QUERY, by meaning and by exact token.
 
         Exact identifiers in the query (INV/2026/00037, an IBAN however it is spaced, an
@@ -115,9 +120,14 @@ def register(cli: click.Group) -> None:
             result = brain.search(
                 query, k, mode, project=project, source=source, path=path_glob, since=since,
                 until=until, pool=pool or DEFAULT_POOL, rrf_k=rrf_k or DEFAULT_RRF_K,
+                fusion=fusion,
+                weights=None if lexical_weight is None else {"dense": 1.0, "lexical": lexical_weight},
             )
         for note in result.notes:
             click.echo(note, err=True)
+        if explain and not as_json and result.mode == "hybrid":
+            weights = ", ".join(f"{lane} {w:g}" for lane, w in result.weights.items())
+            click.echo(f"[hybrid: {result.fusion} fusion; weights {weights} ({result.why})]")
         for rank, hit in enumerate(result.hits, start=1):
             if as_json:
                 click.echo(json.dumps({"rank": rank, **hit.as_dict()}))

@@ -4,7 +4,9 @@ import random
 import pytest
 
 from llm_secondbrain import SecondBrain
-from llm_secondbrain.recall import fts_query, identifiers
+from llm_secondbrain.recall import (
+    adaptive_weights, content_words, fts_query, identifiers, is_question, literal_pattern, zscore,
+)
 
 HOSTILE = ['C++', "what's", "a-b", "INV/2026/00037", "NEAR", "AND OR NOT", "text:foo", '"',
            '""', "'", "(", "*", "^x", "col: NEAR(a b)", "\x00", "🙂", "ÆØÅ æøå", "-", "   ", "a" * 5000]
@@ -59,6 +61,54 @@ def test_identifiers_are_detected_and_spacing_joined():
     assert identifiers("error E1102 on OPS-1234") == ["OPS-1234", "E1102"]
 
 
+def test_spaced_and_punctuated_codes_are_identifiers():
+    assert identifiers("OPS 1234") == ["OPS1234"]
+    assert identifiers("when does SK 4035 leave?") == ["SK4035"]
+    assert identifiers("LA 482 913 605 NO") == ["LA482913605NO"]
+    assert identifiers("GB33 BUKB 2020 1555 5555 55") == ["GB33BUKB20201555555555"]
+    assert identifiers("how did we fix ERR_SSL_PROTOCOL_ERROR?") == ["ERR_SSL_PROTOCOL_ERROR"]
+    assert identifiers("I have 2 kids and 3 cats") == [] and identifiers("OPS AB") == []
+
+
+@pytest.mark.parametrize("ident,text,found", [
+    ("EL48213", "Our car is EL 48213.", True),
+    ("EL48213", "Cars: EL 41213, EL 48231, LE 48213.", False),
+    ("OPS1234", "Mentioned OPS-1234 in the weekly", True),
+    ("OPS-1234", "closed OPS 1234 today", True),
+    ("OPS-1234", "OPS-12345 and OHS-1234", False),
+    ("INV/2026/00037", "INV/2026/00038 and INV/2025/00037", False),
+    ("10.0.12.37", "db-2 lives at 10.0.12.37 now", True),
+    ("10.0.12.37", "10.0.12.370 and 10.0.1.237", False),
+])
+def test_literal_pattern_tolerates_spacing_not_near_misses(ident, text, found):
+    assert bool(literal_pattern(ident).search(text)) is found
+
+
+def test_questions_and_function_words():
+    assert is_question("what did we decide about invoicing?") and is_question("how do I restart it")
+    assert is_question("hvordan fikser vi dette")
+    assert not is_question("0-dimensional biomaterials show inductive properties.")
+    assert not is_question("credit note workshop") and not is_question("")
+    assert content_words("what did the doctor say about my knee?") == "doctor say knee"
+    assert content_words("to be or not to be") == "to be or not to be"
+    assert adaptive_weights("why did the deploy fail?")[0]["lexical"] < 0.1
+    assert adaptive_weights("deploy failure friday")[0]["lexical"] == 1.0
+
+
+def test_zscore_fusion_scales_each_lane():
+    lanes = {"dense": [(1, 0.9), (2, 0.5), (3, 0.45), (4, 0.4)],
+             "lexical": [(3, 30.0), (2, 10.0), (5, 9.0)]}
+    fused = zscore(lanes, {"dense": 1.0, "lexical": 1.0})
+    # each lane's last hit and every chunk it did not find contribute 0
+    assert fused[4]["contributions"]["dense"] == 0 and "lexical" not in fused[4]["contributions"]
+    assert fused[5]["contributions"]["lexical"] == 0
+    assert all(e["score"] >= 0 for e in fused.values())
+    best = max(fused, key=lambda c: fused[c]["score"])
+    assert best in (1, 3)  # the outlier of either lane
+    quiet = zscore(lanes, {"dense": 1.0, "lexical": 0.05})
+    assert max(quiet, key=lambda c: quiet[c]["score"]) == 1
+
+
 @pytest.mark.parametrize("query", HOSTILE)
 def test_hostile_queries_never_fail(run, tmp_path, query):
     write_notes(tmp_path / "n", {"a.md": "Notes about C++ templates and what's next for a-b tests."})
@@ -98,6 +148,12 @@ def test_json_and_explain_output(run, invoices):
     assert hit["citation"] == f"{hit['path']}:{hit['line']}"
     out = run("brain", "recall", "credit note for the workshop", "--explain", "-k", "2").output
     assert "[hybrid]" in out and "dense #" in out and "lexical #" in out
+    assert "zscore fusion" in out and "lexical 1" in out
+    out = run("brain", "recall", "why was the workshop billed twice?", "--explain", "-k", "2").output
+    assert "lexical 0.05 (question" in out
+    out = run("brain", "recall", "credit note", "--explain", "--fusion", "rrf",
+              "--lexical-weight", "0.5", "-k", "2").output
+    assert "rrf fusion; weights dense 1, lexical 0.5 (weights given)" in out
 
 
 def test_dense_finds_meaning_without_shared_words(run, tmp_path, ollama):
