@@ -79,17 +79,18 @@ class SecondBrain:
         rrf_k: int = DEFAULT_RRF_K,
         weights: dict[str, float] | None = None,
         fusion: str = DEFAULT_FUSION,
+        exact: bool = False,
     ) -> list[Hit]:
         """The top `k` hits for `query`; see `search` for the degradation notes too."""
         return self.search(query, k, mode, project=project, source=source, path=path,
                            since=since, until=until, pool=pool, rrf_k=rrf_k, weights=weights,
-                           fusion=fusion).hits
+                           fusion=fusion, exact=exact).hits
 
     def search(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid", *,
                project=None, source=None, path=None, since=None, until=None,
                pool: int = DEFAULT_POOL, rrf_k: int = DEFAULT_RRF_K,
                weights: dict[str, float] | None = None,
-               fusion: str = DEFAULT_FUSION) -> RecallResult:
+               fusion: str = DEFAULT_FUSION, exact: bool = False) -> RecallResult:
         """Like `recall`, returning a RecallResult: the hits, the mode actually used and, when
         dense retrieval was unavailable, one-line notes saying why (it never raises for that:
         it answers lexically). Hybrid fuses by `fusion` ("zscore" or "rrf"); without `weights`
@@ -101,7 +102,7 @@ class SecondBrain:
         result = _recall(
             self.brain.conn, query, k=k, mode=mode, filters=filters,
             query_vector=self._query_vector(query, notes), pool=pool, rrf_k=rrf_k,
-            weights=weights, fusion=fusion,
+            weights=weights, fusion=fusion, exact=exact,
         )
         result.notes = notes + result.notes
         return result

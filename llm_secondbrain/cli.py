@@ -101,12 +101,13 @@ def register(cli: click.Group) -> None:
     @click.option("--lexical-weight", type=click.FloatRange(min=0), default=None,
                   help="Hybrid: weight of the lexical channel against dense's 1 (default: 1, or "
                        "0.05 for a question)")
+    @click.option("--exact", is_flag=True, help="Dense: scan every vector exactly (no in-memory index)")
     @click.option("--json", "as_json", is_flag=True, help="One JSON object per line per hit")
     @click.option("--explain", is_flag=True, help="Show each channel's rank and contribution")
     @db_option
     @friendly_errors
     def recall_cmd(query, k, mode, project, source, path_glob, since, until, pool, rrf_k, fusion,
-                   lexical_weight, as_json, explain, db_path):
+                   lexical_weight, exact, as_json, explain, db_path):
         """Find what the brain knows about QUERY, by meaning and by exact token.
 
         Exact identifiers in the query (INV/2026/00037, an IBAN however it is spaced, an
@@ -120,7 +121,7 @@ def register(cli: click.Group) -> None:
             result = brain.search(
                 query, k, mode, project=project, source=source, path=path_glob, since=since,
                 until=until, pool=pool or DEFAULT_POOL, rrf_k=rrf_k or DEFAULT_RRF_K,
-                fusion=fusion,
+                fusion=fusion, exact=exact,
                 weights=None if lexical_weight is None else {"dense": 1.0, "lexical": lexical_weight},
             )
         for note in result.notes:

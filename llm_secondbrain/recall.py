@@ -298,10 +298,27 @@ def lexical(conn, query: str, pool: int, filters: Filters | None = None) -> list
     return conn.execute(sql + " ORDER BY bm25(fts_chunks) LIMIT ?", params + [pool]).fetchall()
 
 
-def dense(conn, vector: bytes, pool: int, filters: Filters | None = None) -> list[tuple[int, float]]:
-    """KNN by L2 distance over unit vectors. With filters the candidate ids go into the KNN
-    itself (`rowid IN (...)`): vec0 applies other WHERE clauses after its top-k, which would
-    silently return fewer than k hits."""
+def dense(conn, vector: bytes, pool: int, filters: Filters | None = None,
+          exact: bool = False) -> list[tuple[int, float]]:
+    """KNN by L2 distance over unit vectors.
+
+    The fast path searches the process's in-memory index of the vectors (vindex); when that
+    is not built yet, this query scans exactly and the index is built in the background for
+    the next ones. `exact=True` always scans vec0. With filters the candidate ids go into the
+    search itself: vec0 applies other WHERE clauses after its top-k, which would silently
+    return fewer than k hits."""
+    if not exact:
+        from . import vindex
+
+        index = vindex.warm(conn, len(vector) // 4)
+        if index is not None:
+            allowed = None
+            if filters:
+                where, params = filters.sql("c")
+                allowed = vindex.ids_array(conn.execute(f"SELECT c.id FROM chunks c WHERE {where}", params))
+            import numpy as np
+
+            return index.search(np.frombuffer(vector, np.float32), pool, allowed)
     if filters:
         where, params = filters.sql("c")
         return conn.execute(
@@ -409,6 +426,7 @@ def recall(
     rrf_k: int = DEFAULT_RRF_K,
     weights: dict[str, float] | None = None,
     fusion: str = DEFAULT_FUSION,
+    exact: bool = False,
 ) -> RecallResult:
     """Rank chunks for `query`. `query_vector` returns the serialised, normalised query
     embedding, or None (with the reason already noted by the caller) when dense is unavailable.
@@ -432,7 +450,7 @@ def recall(
         if vector is None:
             used = "lexical"
         else:
-            found = dense(conn, vector, fetch, filters)
+            found = dense(conn, vector, fetch, filters, exact)
             lanes["dense"] = [(cid, 1 - d * d / 2) for cid, d in found]  # cosine of unit vectors
     if used in ("hybrid", "lexical"):
         lanes["lexical"] = [(cid, -score) for cid, score in lexical(conn, query, fetch, filters)]
