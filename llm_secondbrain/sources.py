@@ -7,6 +7,7 @@ followed out of the folder being ingested, nor into loops; FIFOs and devices are
 from __future__ import annotations
 
 import codecs
+import errno
 import fnmatch
 import os
 import stat
@@ -79,6 +80,26 @@ def _matches(rel: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
 
+def _name_ok(path: str) -> bool:
+    """False for a name holding bytes that are not UTF-8 (Python gives them as lone surrogates):
+    the brain stores paths as text and cites them, so such a file is skipped, not stored."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _dangling(path: str) -> str:
+    """Why a symlink that does not lead to a file cannot be followed."""
+    try:
+        os.stat(path)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return "symlink loop"
+    return "broken symlink"
+
+
 def check_target(target: str) -> None:
     """Fail early, in one line, on a path the user named that cannot be ingested."""
     if target == "-":
@@ -108,6 +129,9 @@ def walk(
         if target == "-":
             continue
         real = resolve(target)
+        if not _name_ok(real):
+            yield Skipped(real, "name not UTF-8")
+            continue
         if os.path.isdir(real):
             if walk_info is not None:
                 walk_info.roots.append(real)
@@ -141,6 +165,9 @@ def _walk_dir(root, project, include, exclude, skip_paths, seen) -> Iterator[Fil
         for d in sorted(dirnames):
             rel = os.path.normpath(os.path.join(rel_dir, d))
             full = os.path.join(dirpath, d)
+            if not _name_ok(d):
+                yield Skipped(full, "name not UTF-8")
+                continue
             if d in NOISE_DIRS or os.path.exists(os.path.join(full, "pyvenv.cfg")):
                 continue
             if exclude and _matches(rel, exclude):
@@ -159,8 +186,14 @@ def _walk_dir(root, project, include, exclude, skip_paths, seen) -> Iterator[Fil
                 continue
             if include and not _matches(rel, include):
                 continue
+            if not _name_ok(f):
+                yield Skipped(full, "name not UTF-8")
+                continue
             real = full
             if os.path.islink(full):
+                if not os.path.exists(full):
+                    yield Skipped(full, _dangling(full))
+                    continue
                 real = os.path.realpath(full)
                 if not real.startswith(root + os.sep):
                     yield Skipped(full, "symlink out of folder")
