@@ -254,6 +254,15 @@ def register(cli: click.Group) -> None:
         else:
             click.echo(f"forgot {chunks} chunks from {files} sources")
 
+    @brain_group.command(name="vacuum")
+    @db_option
+    @friendly_errors
+    def vacuum_cmd(db_path):
+        """Compact the brain file after many deletes, changed files or a reembed."""
+        with _open(_settings(db_path), create=False) as brain:
+            before, after = brain.vacuum()
+        click.echo(f"{_human_size(before)} -> {_human_size(after)}")
+
     @brain_group.command(name="scrub")
     @click.argument("file", type=click.File("r", encoding="utf-8", errors="replace"), default="-")
     @click.option("--report", is_flag=True, help="Also print, on stderr, what kinds were redacted")

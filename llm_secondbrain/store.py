@@ -53,9 +53,13 @@ def stdlib_can_load_extensions() -> bool:
     return hasattr(sqlite3.Connection, "enable_load_extension")
 
 
-def _raw_connect(path: str, driver: str | None):
-    """Open a DB-API connection that has sqlite-vec loaded; returns (conn, driver name)."""
+def _raw_connect(path: str, driver: str | None, *, immutable: bool = False):
+    """Open a DB-API connection that has sqlite-vec loaded; returns (conn, driver name).
+
+    `immutable` opens the file strictly read-only without its -shm/-wal side files: the only
+    way SQLite can read a WAL-mode brain in a folder it may not write to."""
     import sqlite_vec
+    from urllib.parse import quote
 
     if driver is None:
         driver = os.environ.get("SECONDBRAIN_SQLITE") or (
@@ -67,7 +71,9 @@ def _raw_connect(path: str, driver: str | None):
         import sqlean as module  # type: ignore[no-redef]
     else:
         raise BrainError(f"SECONDBRAIN_SQLITE must be 'sqlite3' or 'sqlean', not {driver!r}")
-    conn = module.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+    target = f"file:{quote(path)}?immutable=1" if immutable else path
+    conn = module.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                          check_same_thread=False, uri=immutable)
     try:
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
@@ -184,9 +190,16 @@ def _migrate(db: sqlite_utils.Database) -> None:
 
 
 def _create_private(path: Path) -> None:
-    """Create the brain's folder (0700) and file (0600) before SQLite does, owner-only."""
-    if not path.parent.exists():
-        path.parent.mkdir(parents=True, mode=0o700)
+    """Create the brain's folder (0700) and file (0600) before SQLite does, owner-only.
+    Folders made on the way are owner-only too (`mkdir -p` would make them per the umask,
+    world-writable under umask 0, and then anyone could swap the brain's folder)."""
+    missing = []
+    folder = path.parent
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
     fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
     os.close(fd)
 
@@ -220,15 +233,37 @@ class Brain:
             raise BrainError(f"cannot open brain {self.path}: {e.strerror or e}") from None
         except DB_ERRORS as e:
             raise BrainError(f"cannot open brain {self.path}: {e}") from None
-        self.db = sqlite_utils.Database(conn)
-        self.conn = conn
+        self.read_only = False
         try:
-            self.read_only = False
-            self._configure()
-            _migrate(self.db)
+            self._setup(conn)
         except DB_ERRORS as e:
             conn.close()
-            raise BrainError(f"cannot open brain {self.path}: {e}") from None
+            if not self._can_read_immutable(e):
+                raise BrainError(f"cannot open brain {self.path}: {e}") from None
+            # A brain in a folder we may not write to (read-only mount, folder permissions):
+            # SQLite cannot create the WAL index beside it, but the file itself is readable.
+            try:
+                conn, self.driver = _raw_connect(str(self.path), driver, immutable=True)
+                self._setup(conn)
+            except DB_ERRORS as e2:
+                with contextlib.suppress(*DB_ERRORS):
+                    conn.close()
+                raise BrainError(f"cannot open brain {self.path}: {e2}") from None
+            self.read_only = True
+
+    def _setup(self, conn) -> None:
+        self.db = sqlite_utils.Database(conn)
+        self.conn = conn
+        self._configure()
+        _migrate(self.db)
+
+    def _can_read_immutable(self, error: BaseException) -> bool:
+        """Only for 'read-only' failures of an existing brain whose WAL holds nothing unsaved
+        (reading the file alone would then miss committed changes)."""
+        if "readonly" not in str(error).lower() and "read-only" not in str(error).lower():
+            return False
+        wal = Path(f"{self.path}-wal")
+        return self.path.is_file() and (not wal.exists() or wal.stat().st_size == 0)
 
     def _configure(self) -> None:
         self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -510,6 +545,33 @@ class Brain:
             "schema_version": SCHEMA_VERSION,
             "scrub_version": RULES_VERSION,
         }
+
+    def vacuum(self) -> tuple[int, int]:
+        """Compact the brain: rebuild the vector table (vec0 leaves a hole in its storage for
+        every deleted vector and does not reuse it), merge the FTS index, then VACUUM the file.
+        The vector rebuild is one transaction, so a crash leaves the old table whole.
+        Returns the file size (bytes) before and after."""
+        if self.read_only:
+            raise BrainError(f"cannot compact {self.path}: it is read-only here")
+        before = os.path.getsize(self.path) + (
+            os.path.getsize(f"{self.path}-wal") if os.path.exists(f"{self.path}-wal") else 0)
+        if self.has_vectors_table():
+            sql = self.conn.execute(
+                "SELECT sql FROM sqlite_master WHERE name = 'vec_chunks' AND type = 'table'").fetchone()[0]
+            with self.write():
+                self.conn.execute("CREATE TEMP TABLE vec_copy(id INTEGER PRIMARY KEY, embedding BLOB)")
+                self.conn.execute("INSERT INTO temp.vec_copy SELECT rowid, embedding FROM vec_chunks")
+                self.conn.execute("DROP TABLE vec_chunks")
+                self.conn.execute(sql)
+                self.conn.execute(
+                    "INSERT INTO vec_chunks(rowid, embedding) SELECT id, embedding FROM temp.vec_copy ORDER BY id")
+                self.conn.execute("DROP TABLE temp.vec_copy")
+        with self.write():
+            self.conn.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('optimize')")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.conn.execute("VACUUM")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return before, os.path.getsize(self.path)
 
     def sources(self) -> list[dict]:
         cur = self.conn.execute(
