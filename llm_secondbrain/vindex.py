@@ -163,9 +163,17 @@ def warm(conn, dim: int, table: str = "vec_chunks") -> DenseIndex | None:
     path = _db_path(conn)
     key = f"{path}:{table}"
     cached = _cache.get(key)
-    stamp = _stamp(conn, table)
-    if cached is not None and cached[0] == stamp and cached[1] is not None:
-        return cached[1]
+    if cached is None:
+        stamp = None
+    else:
+        # nothing committed by anyone since this connection last checked: still current
+        marker = (id(conn), conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        if _checked.get(key) == marker:
+            return cached[1]
+        stamp = _stamp(conn, table)
+        if cached[0] == stamp:
+            _checked[key] = marker
+            return cached[1]
     if path and key not in _building:
         _building.add(key)
         threading.Thread(target=_build, args=(path, key, dim, table), daemon=True,
@@ -174,6 +182,7 @@ def warm(conn, dim: int, table: str = "vec_chunks") -> DenseIndex | None:
 
 
 _building: set[str] = set()
+_checked: dict[str, tuple] = {}
 
 
 def _build(path: str, key: str, dim: int, table: str) -> None:

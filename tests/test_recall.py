@@ -5,7 +5,8 @@ import pytest
 
 from llm_secondbrain import SecondBrain
 from llm_secondbrain.recall import (
-    adaptive_weights, content_words, fts_query, identifiers, is_question, literal_pattern, zscore,
+    LITERAL_MAX_FILES, adaptive_weights, content_words, fts_query, identifiers, is_question,
+    literal_pattern, zscore,
 )
 
 HOSTILE = ['C++', "what's", "a-b", "INV/2026/00037", "NEAR", "AND OR NOT", "text:foo", '"',
@@ -107,6 +108,39 @@ def test_zscore_fusion_scales_each_lane():
     assert best in (1, 3)  # the outlier of either lane
     quiet = zscore(lanes, {"dense": 1.0, "lexical": 0.05})
     assert max(quiet, key=lambda c: quiet[c]["score"]) == 1
+
+
+def test_zscore_per_document_pools_a_files_evidence():
+    """A document's best chunk carries its best dense and best lexical score, even from
+    different chunks; its other chunks keep their own; statistics count each file once."""
+    lanes = {"dense": [(1, 0.9), (3, 0.6), (4, 0.5), (2, 0.3)],
+             "lexical": [(2, 20.0), (4, 12.0), (3, 5.0), (1, 1.0)]}
+    groups = {1: ("a.md", None), 2: ("a.md", None), 3: ("b.md", None), 4: ("c.md", None)}
+    fused = zscore(lanes, {"dense": 1.0, "lexical": 1.0}, groups=groups)
+    head = max((1, 2), key=lambda c: fused[c]["score"])
+    other = 3 - head
+    assert fused[head]["contributions"]["dense"] > 0 and fused[head]["contributions"]["lexical"] > 0
+    assert fused[head]["score"] > fused[other]["score"]
+    assert max(fused, key=lambda c: fused[c]["score"]) == head  # a.md leads with both lanes'
+    assert all(e["score"] >= 0 for e in fused.values())
+
+
+def test_a_term_many_files_hold_is_not_promoted(run, tmp_path, ollama):
+    """p53 looks like an identifier, but when many files hold it, it is a term: those files
+    are not all moved to the top, and the one answering the question wins on meaning and words."""
+    notes = {f"p53-{i}.md": f"Paper {i}: p53 levels in cell line {i} were measured."
+             for i in range(LITERAL_MAX_FILES + 3)}
+    notes["answer.md"] = "Tumour suppressor protein response to DNA damage triggers apoptosis."
+    run("brain", "ingest", write_notes(tmp_path / "terms", notes), "--no-progress")
+    hits = recall_json(run, "p53 levels in cell line 3")
+    assert not any("literal" in h["ranks"] for h in hits)
+    assert hits[0]["path"].endswith("p53-3.md")
+    few = {f"code-{i}.md": f"Ticket XQ-4417 note {i}." for i in range(2)}
+    few["near.md"] = "Ticket XQ-4418 note about the same thing."
+    run("brain", "ingest", write_notes(tmp_path / "codes", few), "--no-progress")
+    hits = recall_json(run, "XQ-4417")
+    assert {h["path"].rsplit("/", 1)[1] for h in hits[:2]} == {"code-0.md", "code-1.md"}
+    assert all("literal" in h["ranks"] for h in hits[:2])
 
 
 @pytest.mark.parametrize("query", HOSTILE)
