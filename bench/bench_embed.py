@@ -150,7 +150,7 @@ def main() -> None:
     print(f"ours:   {summary}")
     print(f"direct: {args.chunks} texts in batches of {args.batch_size}: "
           + ", ".join(f"{t:.2f} s" for t in direct_times))
-    print(f"ours:   llm brain embed: " + ", ".join(f"{t:.2f} s" for t in our_times))
+    print("ours:   llm brain embed: " + ", ".join(f"{t:.2f} s" for t in our_times))
     print(f"client CPU: direct {min(direct_cpu):.2f} s, ours {min(our_cpu):.2f} s "
           f"(ours includes SQLite's work; the stub runs in its own process)")
     print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -210,7 +209,7 @@ def llm_similar_ms(n: int, queries: int = 2) -> float:
     times = []
     for q in qv[:queries]:
         t = time.perf_counter()
-        coll.similar(q.tolist(), number=10) if hasattr(coll, "similar_by_vector") is False else coll.similar_by_vector(q.tolist(), number=10)
+        coll.similar_by_vector(q.tolist(), number=10)
         times.append((time.perf_counter() - t) * 1000)
     return statistics.median(times)
 
@@ -237,7 +236,6 @@ def write_corpus(folder: Path, files: int, paras: int) -> int:
 
 def run_cli(args: list[str], env: dict) -> tuple[float, int]:
     """(seconds, peak RSS in MB) of one `llm ...` run in a child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t = time.perf_counter()
     code = ("import resource, sys; from llm.cli import cli\n"
             "try:\n    cli(sys.argv[1:])\nexcept SystemExit as e:\n    pass\n"
@@ -247,7 +245,6 @@ def run_cli(args: list[str], env: dict) -> tuple[float, int]:
     rss = [int(l.split()[1]) for l in res.stderr.splitlines() if l.startswith("RSS ")]
     if res.returncode != 0:
         raise SystemExit(f"llm {' '.join(args)} failed: {res.stderr.strip()[-300:]}")
-    del before
     return took, (rss[0] / 1024 if rss else float("nan"))
 
 

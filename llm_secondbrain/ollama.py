@@ -194,7 +194,7 @@ class OllamaClient:
                 # likely a restart, worth a few retries.
                 if not self._answered or attempt >= self.retries:
                     raise OllamaUnreachable(self.url, str(e)) from None
-            except httpx.TimeoutException as e:
+            except httpx.TimeoutException:
                 if attempt >= self.retries:
                     if not self._answered:
                         raise OllamaUnreachable(self.url, "timed out") from None

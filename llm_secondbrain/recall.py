@@ -30,7 +30,6 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 import re
-import statistics
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -454,8 +453,8 @@ def zscore(lanes: dict[str, Sequence[tuple[int, float]]], weights: dict[str, flo
             top_items = [(cid, s) for cid, s in top_items
                          if not (groups.get(cid, (None, cid)) in seen or seen.add(groups.get(cid, (None, cid))))]
         top = [score for _, score in top_items]
-        mean = statistics.fmean(top)
-        sd = statistics.pstdev(top, mean)
+        mean = math.fsum(top) / len(top)
+        sd = math.sqrt(math.fsum((x - mean) ** 2 for x in top) / len(top))
         floor = min(top)
         for rank, (cid, score) in enumerate(scored, start=1):
             entry = fused.setdefault(cid, {"score": 0.0, "ranks": {}, "contributions": {}})

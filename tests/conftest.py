@@ -104,3 +104,23 @@ def ollama(monkeypatch):
     with OllamaStub() as stub:
         monkeypatch.setenv("OLLAMA_URL", stub.url)
         yield stub
+
+
+@pytest.fixture(scope="module")
+def _server():
+    """One stub per test module, for tests that steer its faults directly (see `stub`)."""
+    from ollama_stub import OllamaStub
+
+    with OllamaStub() as stub:
+        yield stub
+
+
+@pytest.fixture
+def stub(_server):
+    """The module's stub, with every fault and counter cleared before and after the test."""
+    _server.wait_idle()  # a request an earlier test gave up on may still be answered
+    _server.reset()
+    _server.dim = 768
+    yield _server
+    _server.reset()
+    _server.dim = 768

@@ -19,7 +19,6 @@ from click.testing import CliRunner
 from llm.cli import cli
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ollama_stub import OllamaStub  # noqa: E402
 
 from llm_secondbrain import config  # noqa: E402
 from llm_secondbrain.embed import (  # noqa: E402
@@ -35,22 +34,6 @@ from llm_secondbrain.store import ChunkRow, open_brain  # noqa: E402
 
 
 # -- fixtures and helpers ----------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def _server():
-    with OllamaStub() as stub:
-        yield stub
-
-
-@pytest.fixture
-def stub(_server):
-    _server.wait_idle()  # a request an earlier test gave up on may still be answered
-    _server.reset()
-    _server.dim = 768
-    yield _server
-    _server.reset()
-    _server.dim = 768
 
 
 @pytest.fixture

@@ -4,8 +4,6 @@ import os
 import sqlite3
 from pathlib import Path
 
-import pytest
-
 from conftest import dump_brain, llm_cmd, unprivileged
 
 SECRETS = {

@@ -14,7 +14,7 @@ from llm.cli import cli
 from llm.plugins import pm
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ollama_stub import OllamaStub, cosine, raw_vector  # noqa: E402
+from ollama_stub import cosine, raw_vector  # noqa: E402
 
 from llm_secondbrain import config  # noqa: E402
 from llm_secondbrain.ollama import (  # noqa: E402
@@ -29,21 +29,6 @@ from llm_secondbrain.ollama import (  # noqa: E402
     get_embedder,
     normalise,
 )
-
-
-@pytest.fixture(scope="module")
-def _server():
-    with OllamaStub() as stub:
-        yield stub
-
-
-@pytest.fixture
-def stub(_server):
-    _server.wait_idle()  # a request an earlier test gave up on may still be answered
-    _server.reset()
-    _server.dim = 768
-    yield _server
-    _server.reset()
 
 
 @pytest.fixture
