@@ -517,6 +517,17 @@ def _hits(conn, scored: list[tuple[int, dict]]) -> list[Hit]:
     return hits
 
 
+_executor: ThreadPoolExecutor | None = None
+
+
+def _worker() -> ThreadPoolExecutor:
+    """One thread kept for the lexical lane (starting a thread per query costs ~2 ms)."""
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="secondbrain-lexical")
+    return _executor
+
+
 def recall(
     conn,
     query: str,
@@ -555,10 +566,12 @@ def recall(
         else:
             search, offline = _dense_plan(conn, vector, fetch, filters, exact)
             if used == "hybrid" and offline:  # overlap: numpy for dense, SQLite for lexical
-                with ThreadPoolExecutor(max_workers=1) as worker:
-                    future = worker.submit(lexical, conn, query, fetch, filters)
+                from .vindex import one_blas_thread
+
+                future = _worker().submit(lexical, conn, query, fetch, filters)
+                with one_blas_thread():
                     found = search()
-                    lanes["lexical"] = [(cid, -score) for cid, score in future.result()]
+                lanes["lexical"] = [(cid, -score) for cid, score in future.result()]
             else:
                 found = search()
             lanes["dense"] = [(cid, 1 - d * d / 2) for cid, d in found]  # cosine of unit vectors

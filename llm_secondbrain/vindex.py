@@ -23,7 +23,7 @@ import numpy as np
 
 EXACT_ROWS = 150_000  # below this, an exact float scan is cheap enough
 MIN_CANDIDATES = 4096  # Hamming pool rescored exactly, at least
-CANDIDATE_FACTOR = 64  # ... and at least this many per requested hit
+CANDIDATE_FACTOR = 8  # ... and at least this many per requested hit (a lane asks for 200)
 
 _lock = threading.Lock()
 _cache: dict[str, tuple[tuple, "DenseIndex"]] = {}
@@ -74,6 +74,20 @@ class DenseIndex:
         positions = top if cand is None else cand[top]
         dist = np.sqrt(np.maximum(0.0, 2.0 - 2.0 * scores[top]))
         return [(int(self.ids[p]), float(d)) for p, d in zip(positions, dist)]
+
+
+_blas = None
+
+
+def one_blas_thread():
+    """A context in which BLAS uses one thread: while the lexical lane runs beside a dense
+    search, a matrix-vector product spread over every core only makes the two queue."""
+    global _blas
+    if _blas is None:
+        from threadpoolctl import ThreadpoolController
+
+        _blas = ThreadpoolController()
+    return _blas.limit(limits=1, user_api="blas")
 
 
 def ids_array(rows) -> np.ndarray:
