@@ -319,10 +319,43 @@ def churn() -> dict:
     return {"sizes_mb": [s / 1e6 for s in sizes], "after_vacuum_mb": os.path.getsize(tmp) / 1e6}
 
 
+def real_recall() -> str:
+    """Dense recall@10 of the fast path against the exact scan on real embeddings: SciFact
+    through the MiniLM server (bench/brains.py's cached brain), test queries."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import brains
+    from bench_recall import query_vectors
+
+    url = os.environ.get("SECONDBRAIN_BENCH_URL", brains.DEFAULT_URL)
+    if not (brains.SCIFACT / "corpus.jsonl").exists() or not brains.server_up(url):
+        return "real embeddings: skipped (needs ../shared/data/scifact and the MiniLM server)"
+    db = brains.build("scifact", brains.scifact_docs(), url=url, max_chars=1000)
+    settings = brains.settings_for(db, url, 1000)
+    test = set(brains.read_qrels(brains.SCIFACT / "qrels" / "test.tsv"))
+    queries = [q for q in brains.read_jsonl(brains.SCIFACT / "queries.jsonl") if q["_id"] in test]
+    vectors = list(query_vectors(settings, queries).values())
+    brain = open_brain(db, create=False)
+    conn = brain.conn
+    index = vindex.get(conn, len(vectors[0]) // 4)
+    exact = [[i for i, _ in R.dense(conn, v, 10, exact=True)] for v in vectors]
+    out = []
+    for label, rows in (("default path", vindex.EXACT_ROWS), ("Hamming path forced", 0)):
+        saved, vindex.EXACT_ROWS = vindex.EXACT_ROWS, rows
+        try:
+            fast = [[i for i, _ in index.search(np.frombuffer(v, np.float32), 10)] for v in vectors]
+        finally:
+            vindex.EXACT_ROWS = saved
+        score = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(exact, fast)])
+        out.append(f"{label} {score:.3f}")
+    brain.close()
+    return (f"real embeddings (SciFact, all-minilm, {len(index):,} chunks, {len(vectors)} test queries): "
+            "dense recall@10 against the exact scan: " + ", ".join(out))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="100000,1000000")
-    ap.add_argument("--only", default="latency,uniform,similar,ingest,startup,churn")
+    ap.add_argument("--only", default="latency,uniform,real,similar,ingest,startup,churn")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     only = set(args.only.split(","))
@@ -346,6 +379,8 @@ def main() -> None:
             r = latency_and_recall(n, clustered=False, text=False)
             print(f"uniform random vectors, {n:,}: recall@10 {r['recall@10']:.3f} "
                   f"(no structure for any index; no target), dense {r['dense_fast_ms']:.1f} ms")
+    if "real" in only:
+        print(real_recall())
     if "similar" in only:
         n = min(sizes)
         ms = llm_similar_ms(n)
