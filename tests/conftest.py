@@ -124,3 +124,18 @@ def stub(_server):
     yield _server
     _server.reset()
     _server.dim = 768
+
+
+@pytest.fixture
+def env(tmp_path, stub, monkeypatch):
+    """The environment a user's shell would have: isolated llm dir, a temp brain, the stub."""
+    values = {
+        "LLM_USER_PATH": str(tmp_path / "llm"),
+        "SECONDBRAIN_DB": str(tmp_path / "brain.db"),
+        "OLLAMA_URL": stub.url,
+    }
+    for key in ("SECONDBRAIN_OLLAMA_TIMEOUT", "SECONDBRAIN_OLLAMA_RETRIES"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    return values

@@ -36,22 +36,6 @@ from llm_secondbrain.store import ChunkRow, open_brain  # noqa: E402
 # -- fixtures and helpers ----------------------------------------------------------------------
 
 
-@pytest.fixture
-def env(tmp_path, stub, monkeypatch):
-    values = {
-        "LLM_USER_PATH": str(tmp_path / "llm"),
-        "SECONDBRAIN_DB": str(tmp_path / "brain.db"),
-        "OLLAMA_URL": stub.url,
-    }
-    for key in ("SECONDBRAIN_EMBED_MODEL", "SECONDBRAIN_DOC_PREFIX", "SECONDBRAIN_QUERY_PREFIX",
-                "OLLAMA_HOST", "SECONDBRAIN_OLLAMA_TIMEOUT", "SECONDBRAIN_OLLAMA_RETRIES",
-                "SECONDBRAIN_SQLITE"):
-        monkeypatch.delenv(key, raising=False)
-    for key, value in values.items():
-        monkeypatch.setenv(key, value)
-    return values
-
-
 def db(env) -> Path:
     return Path(env["SECONDBRAIN_DB"])
 

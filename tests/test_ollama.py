@@ -31,22 +31,6 @@ from llm_secondbrain.ollama import (  # noqa: E402
 )
 
 
-@pytest.fixture
-def env(tmp_path, stub, monkeypatch):
-    """The environment a user's shell would have: isolated llm dir, a temp brain, the stub."""
-    values = {
-        "LLM_USER_PATH": str(tmp_path / "llm"),
-        "SECONDBRAIN_DB": str(tmp_path / "brain.db"),
-        "OLLAMA_URL": stub.url,
-    }
-    for key in ("SECONDBRAIN_EMBED_MODEL", "SECONDBRAIN_DOC_PREFIX", "SECONDBRAIN_QUERY_PREFIX",
-                "OLLAMA_HOST", "SECONDBRAIN_OLLAMA_TIMEOUT", "SECONDBRAIN_OLLAMA_RETRIES"):
-        monkeypatch.delenv(key, raising=False)
-    for key, value in values.items():
-        monkeypatch.setenv(key, value)
-    return values
-
-
 def settings_for(stub, **changes) -> config.Settings:
     env = {"OLLAMA_URL": stub.url, "SECONDBRAIN_DB": "/nonexistent/brain.db"}
     env.update({k: v for k, v in changes.items() if k.isupper()})
