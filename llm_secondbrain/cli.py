@@ -117,7 +117,7 @@ def register(cli: click.Group) -> None:
         from .api import SecondBrain
         from .recall import DEFAULT_POOL, DEFAULT_RRF_K
 
-        with SecondBrain.open(_settings(db_path).db_path, create=False) as brain:
+        with SecondBrain.open(create=False, settings=_settings(db_path)) as brain:
             result = brain.search(
                 query, k, mode, project=project, source=source, path=path_glob, since=since,
                 until=until, pool=pool or DEFAULT_POOL, rrf_k=rrf_k or DEFAULT_RRF_K,

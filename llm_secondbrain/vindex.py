@@ -134,7 +134,8 @@ def _row_load(conn, table: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(ids, np.int64), np.vstack(vecs)
 
 
-def load(conn, dim: int, table: str = "vec_chunks") -> DenseIndex:
+def load(conn, dim: int, table: str = "vec_chunks") -> tuple[tuple, DenseIndex]:
+    """(change stamp, index) read in one transaction."""
     with _lock:
         # read the stamp and the vectors in one read transaction, so they agree
         own = not conn.in_transaction
@@ -158,14 +159,28 @@ def _db_path(conn) -> str:
     return ""
 
 
+def _current(conn, key: str, table: str) -> DenseIndex | None:
+    """The cached index under `key` if the vectors have not changed since it was built."""
+    cached = _cache.get(key)
+    if cached is None:
+        return None
+    # nothing committed by anyone since this connection last checked: still current
+    marker = (id(conn), conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+    if _checked.get(key) == marker:
+        return cached[1]
+    if cached[0] != _stamp(conn, table):
+        return None
+    _checked[key] = marker
+    return cached[1]
+
+
 def get(conn, dim: int, table: str = "vec_chunks") -> DenseIndex:
     """The cached index of this brain, (re)built now if the vectors changed since."""
     key = f"{_db_path(conn)}:{table}"
-    cached = _cache.get(key)
-    if cached is not None and cached[0] == _stamp(conn, table):
-        return cached[1]
-    stamp, index = load(conn, dim, table)
-    _cache[key] = (stamp, index)
+    index = _current(conn, key, table)
+    if index is None:
+        _cache[key] = load(conn, dim, table)
+        index = _cache[key][1]
     return index
 
 
@@ -176,18 +191,9 @@ def warm(conn, dim: int, table: str = "vec_chunks") -> DenseIndex | None:
     pays once."""
     path = _db_path(conn)
     key = f"{path}:{table}"
-    cached = _cache.get(key)
-    if cached is None:
-        stamp = None
-    else:
-        # nothing committed by anyone since this connection last checked: still current
-        marker = (id(conn), conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
-        if _checked.get(key) == marker:
-            return cached[1]
-        stamp = _stamp(conn, table)
-        if cached[0] == stamp:
-            _checked[key] = marker
-            return cached[1]
+    index = _current(conn, key, table)
+    if index is not None:
+        return index
     if path and key not in _building:
         _building.add(key)
         threading.Thread(target=_build, args=(path, key, dim, table), daemon=True,
@@ -217,3 +223,4 @@ def _build(path: str, key: str, dim: int, table: str) -> None:
 
 def forget_cache() -> None:
     _cache.clear()
+    _checked.clear()

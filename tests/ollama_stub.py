@@ -347,6 +347,15 @@ class _Handler(BaseHTTPRequestHandler):
                          "load_duration": 0, "prompt_eval_count": len(texts)})
 
 
+def closed_port_url() -> str:
+    """A loopback URL where nothing listens (a port the OS just handed out and took back)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return f"http://127.0.0.1:{port}"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=0)

@@ -6,7 +6,6 @@ import json
 import math
 import os
 import signal
-import socket
 import sqlite3
 import struct
 import subprocess
@@ -31,6 +30,7 @@ from llm_secondbrain.embed import (  # noqa: E402
 )
 from llm_secondbrain.ollama import get_embedder  # noqa: E402
 from llm_secondbrain.store import ChunkRow, open_brain  # noqa: E402
+from ollama_stub import closed_port_url  # noqa: E402
 
 
 # -- fixtures and helpers ----------------------------------------------------------------------
@@ -87,14 +87,6 @@ def check_consistent(path: Path) -> dict:
         pending = c.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
         failed = c.execute("SELECT count(*) FROM chunks WHERE embedded = -1").fetchone()[0]
     return {"chunks": len(all_ids), "embedded": len(embedded), "pending": pending, "failed": failed}
-
-
-def closed_port_url() -> str:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return f"http://127.0.0.1:{port}"
 
 
 # -- the happy path ----------------------------------------------------------------------------

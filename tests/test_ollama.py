@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 import sys
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from llm.cli import cli
 from llm.plugins import pm
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ollama_stub import cosine, raw_vector  # noqa: E402
+from ollama_stub import closed_port_url, cosine, raw_vector  # noqa: E402
 
 from llm_secondbrain import config  # noqa: E402
 from llm_secondbrain.ollama import (  # noqa: E402
@@ -37,14 +36,6 @@ def settings_for(stub, **changes) -> config.Settings:
     s = config.load(env)
     rest = {k: v for k, v in changes.items() if not k.isupper()}
     return config.replace(s, extra={"backoff": 0.01}, **rest)
-
-
-def closed_port_url() -> str:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return f"http://127.0.0.1:{port}"
 
 
 def norm(v) -> float:
