@@ -114,3 +114,22 @@ def segment(text: str, max_chars: int = MAX_CHARS, min_chars: int = MIN_CHARS) -
     if not kept and segments:
         kept = [max(segments, key=lambda seg: len(seg.text))]
     return kept
+
+
+TITLE_MAX_CHARS = 160
+_TITLE_MARKS = re.compile(r"^[\s#>*\-=+|`~]+")
+
+
+def title(text: str) -> str | None:
+    """A document's title: its first line that holds a word, without Markdown marks, cut to
+    TITLE_MAX_CHARS at a word boundary. The chunks after the first are indexed with it, so a
+    paragraph deep in a note still matches what the note is about."""
+    for line in text.splitlines():
+        line = _TITLE_MARKS.sub("", line).strip()
+        if not any(ch.isalnum() for ch in line):
+            continue
+        if len(line) > TITLE_MAX_CHARS:
+            cut = line.rfind(" ", 0, TITLE_MAX_CHARS + 1)
+            line = line[:cut if cut > TITLE_MAX_CHARS // 2 else TITLE_MAX_CHARS].rstrip()
+        return line
+    return None

@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 import sqlite_utils
 
 from .scrub import RULES_VERSION
+from .segment import title
 
 BUSY_TIMEOUT_S = 60.0
 
@@ -166,7 +167,57 @@ def _m2_per_file_identity(db: sqlite_utils.Database) -> None:
         facts.add_column("path", str)
 
 
-MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity]
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+def _m3_chunk_titles(db: sqlite_utils.Database) -> None:
+    """Index each chunk with its document's title (`segment.title` of the document's first
+    chunk; NULL on the first chunk, which holds the title itself): BM25 sees a paragraph deep
+    in a note with the note's subject. (SciFact, lexical nDCG@10: train 0.696 -> 0.700,
+    test 0.680 -> 0.690.) The FTS index gains a column, so it is rebuilt once here."""
+    if "title" not in db["chunks"].columns_dict:
+        db["chunks"].add_column("title", str)
+    current, head = None, None
+    updates = []
+    for cid, path, ref, text in db.execute(
+        "SELECT id, path, ref, text FROM chunks WHERE path IS NOT NULL OR ref IS NOT NULL "
+        "ORDER BY path, ref, line_start, id"
+    ):
+        if (path, ref) != current:
+            current, head = (path, ref), title(text)
+            continue
+        if head:
+            updates.append((head, cid))
+    db.conn.executemany("UPDATE chunks SET title = ? WHERE id = ?", updates)
+    for name in ("chunks_ai", "chunks_ad", "chunks_au"):
+        db.execute(f"DROP TRIGGER IF EXISTS {name}")
+    db.execute("DROP TABLE IF EXISTS fts_chunks")
+    db.execute(
+        "CREATE VIRTUAL TABLE fts_chunks USING fts5("
+        f"text, title, content='chunks', content_rowid='id', tokenize='{FTS_TOKENIZER}')"
+    )
+    db.execute(
+        """CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO fts_chunks(rowid, text, title) VALUES (new.id, new.text, new.title);
+        END"""
+    )
+    db.execute(
+        """CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO fts_chunks(fts_chunks, rowid, text, title) VALUES ('delete', old.id, old.text, old.title);
+        END"""
+    )
+    # Only when the indexed text changes: re-ingesting a file rewrites its kept chunks' spans.
+    db.execute(
+        """CREATE TRIGGER chunks_au AFTER UPDATE OF text, title ON chunks
+        WHEN old.text IS NOT new.text OR old.title IS NOT new.title BEGIN
+            INSERT INTO fts_chunks(fts_chunks, rowid, text, title) VALUES ('delete', old.id, old.text, old.title);
+            INSERT INTO fts_chunks(rowid, text, title) VALUES (new.id, new.text, new.title);
+        END"""
+    )
+    db.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('rebuild')")
+
+
+MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -370,6 +421,8 @@ class Brain:
         wanted: dict[str, ChunkRow] = {}
         for chunk in chunks:
             wanted.setdefault(text_sha(chunk.text), chunk)
+        head = title(chunks[0].text) if len(chunks) > 1 else None
+        titles = {sha: (head if i else None) for i, sha in enumerate(wanted)}
         with self.write():
             existing = dict(
                 self.conn.execute("SELECT sha, id FROM chunks WHERE path = ?", (path,)).fetchall()
@@ -383,19 +436,19 @@ class Brain:
                 if sha in existing:
                     result.kept += 1
                     self.conn.execute(
-                        "UPDATE chunks SET line_start = ?, line_end = ?, project = ?, source = ?, ts = ? "
-                        "WHERE id = ?",
-                        (chunk.line_start, chunk.line_end, project, source, ts, existing[sha]),
+                        "UPDATE chunks SET line_start = ?, line_end = ?, project = ?, source = ?, ts = ?, "
+                        "title = ? WHERE id = ?",
+                        (chunk.line_start, chunk.line_end, project, source, ts, titles[sha], existing[sha]),
                     )
                 else:
                     new_rows.append(
-                        (sha, source, project, path, ref, ts, role, chunk.text,
+                        (sha, source, project, path, ref, ts, role, chunk.text, titles[sha],
                          chunk.line_start, chunk.line_end, RULES_VERSION, created)
                     )
             if new_rows:
                 self.conn.executemany(
-                    "INSERT OR IGNORE INTO chunks(sha, source, project, path, ref, ts, role, text, "
-                    "line_start, line_end, scrub_version, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "INSERT OR IGNORE INTO chunks(sha, source, project, path, ref, ts, role, text, title, "
+                    "line_start, line_end, scrub_version, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     new_rows,
                 )
                 result.added = len(new_rows)
@@ -436,12 +489,17 @@ class Brain:
         while True:
             with self.write():
                 rows = self.conn.execute(
-                    "SELECT id, path, text FROM chunks WHERE coalesce(scrub_version, 0) < ? LIMIT 500",
+                    "SELECT id, path, text, title FROM chunks WHERE coalesce(scrub_version, 0) < ? LIMIT 500",
                     (RULES_VERSION,),
                 ).fetchall()
-                for cid, path, text in rows:
+                for cid, path, text, head in rows:
+                    # A title is a copy of the first line of its file's first chunk.
+                    clean_head = scrub(head, strip_emails=strip_emails) if head else head
+                    if clean_head != head:
+                        self.conn.execute("UPDATE chunks SET title = ? WHERE id = ?", (clean_head, cid))
                     clean = scrub(text, strip_emails=strip_emails)
                     if clean == text:
+                        changed += clean_head != head
                         self.conn.execute(
                             "UPDATE chunks SET scrub_version = ? WHERE id = ?", (RULES_VERSION, cid)
                         )

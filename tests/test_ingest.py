@@ -271,3 +271,34 @@ def test_scrub_preview_stores_nothing(run, brain_path):
     assert SECRETS["aws"] not in result.output and "[REDACTED:" in result.output
     assert "redacted" in result.output
     assert not brain_path.exists()
+
+
+def test_later_chunks_are_found_by_their_notes_title(run, tmp_path, brain_path, monkeypatch):
+    """A paragraph deep in a note is found by words of the note's title, and when the title
+    changes, the kept paragraphs are found by the new one only."""
+    monkeypatch.setenv("SECONDBRAIN_MAX_CHARS", "300")  # one paragraph per chunk
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    body = "\n\n".join(f"Paragraph {i}: feed it twice a day with equal weights of flour and water, "
+                         f"keep it at room temperature, and throw half of it away before each "
+                         f"feeding so the jar never overflows." for i in range(3))
+    note = notes / "starter.md"
+    note.write_text("# Sourdough starter\n\n" + body + "\n\n" + "Hydration stays at 100 percent. " * 5 + "\n")
+    run("brain", "ingest", notes, "--no-embed", "--db", brain_path)
+
+    def lexical(query):
+        out = run("brain", "recall", query, "--mode", "lexical", "--json", "-k", "3", "--db", brain_path).output
+        return [json.loads(line)["text"] for line in out.splitlines()]
+
+    assert lexical("sourdough hydration")[0].startswith("Hydration stays")
+    rows = chunks(brain_path)
+    assert len(rows) == 4 and rows[0]["text"].startswith("# Sourdough starter")
+    assert [r["title"] for r in rows] == [None] + ["Sourdough starter"] * 3
+
+    note.write_text("# Rye levain\n\n" + body + "\n\n" + "Hydration stays at 100 percent. " * 5 + "\n")
+    run("brain", "ingest", notes, "--no-embed", "--db", brain_path)
+    after = chunks(brain_path)
+    assert [r["id"] for r in after[1:]] == [r["id"] for r in rows[1:]]  # the paragraphs were kept
+    assert [r["title"] for r in after] == [None] + ["Rye levain"] * 3
+    assert lexical("levain hydration")[0].startswith("Hydration stays")
+    assert lexical("sourdough") == []

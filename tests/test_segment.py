@@ -59,3 +59,16 @@ def test_no_text_is_lost_or_duplicated(text, max_chars):
         lines = text.split("\n")
         first = lines[s.line_start - 1]
         assert s.text.split("\n")[0].strip() in first or first.strip() in s.text
+
+
+def test_title_is_the_first_line_with_words_without_markdown_marks():
+    from llm_secondbrain.segment import TITLE_MAX_CHARS, title
+
+    assert title("# Sourdough starter\n\nFeed it daily.") == "Sourdough starter"
+    assert title("---\ntags: [bread]\n---\n# Rye") == "tags: [bread]"
+    assert title("\n\n> - Quoted line\nmore") == "Quoted line"
+    assert title("----\n====\n") is None
+    long = "word " * 100
+    cut = title(long)
+    assert len(cut) <= TITLE_MAX_CHARS and cut.endswith("word") and long.startswith(cut)
+    assert len(title("x" * 500)) == TITLE_MAX_CHARS

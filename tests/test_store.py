@@ -99,18 +99,24 @@ def test_brain_from_the_seed_script_upgrades_in_place(brain_path):
     brain_path.parent.mkdir(parents=True)
     conn = sqlite3.connect(brain_path)
     conn.executescript(SEED_SCHEMA)
-    conn.execute(
+    conn.executemany(
         "INSERT INTO chunks(sha, source, project, path, text, embedded, created) "
-        "VALUES ('x', 'notes', 'home', '/old.md', 'old note: password=Oldpass2024xyz', 0, '2025-01-01')"
+        "VALUES (?, 'notes', 'home', '/old.md', ?, 0, '2025-01-01')",
+        [("x", "old note: password=Oldpass2024xyz"), ("y", "the garden sensor needs a battery")],
     )
     conn.commit()
     conn.close()
     brain = open_brain(brain_path)
     assert brain.conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
     assert brain.sources()[0]["path"] == "/old.md"
-    assert brain.rescrub_outdated() == 1
-    text = brain.conn.execute("SELECT text FROM chunks").fetchone()[0]
-    assert "Oldpass2024xyz" not in text and "[REDACTED:" in text
+    # The second chunk is indexed with its file's title (the first chunk's first line).
+    assert brain.conn.execute(
+        "SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH 'old AND garden'").fetchall() == [(2,)]
+    assert brain.rescrub_outdated() == 2
+    rows = brain.conn.execute("SELECT text, coalesce(title, '') FROM chunks").fetchall()
+    assert not any("Oldpass2024xyz" in text or "Oldpass2024xyz" in head for text, head in rows)
+    assert "[REDACTED:" in rows[0][0] and "[REDACTED:" in rows[1][1]
+    assert brain.conn.execute("INSERT INTO fts_chunks(fts_chunks, rank) VALUES ('integrity-check', 1)")
     brain.close()
 
 
