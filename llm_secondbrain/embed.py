@@ -1,7 +1,7 @@
 """The embedding backlog: pick `embedded = 0`, batch, normalise, validate, write vectors,
 quarantine what cannot be embedded.
 
-Invariants, kept by writing each batch in one short transaction (kill the process at any
+Invariants, kept by writing whole batches in short transactions (kill the process at any
 moment and the next run continues where it stopped):
 
 - a chunk has `embedded = 1` exactly when `vec_chunks` holds one vector for it;
@@ -15,14 +15,20 @@ The vector table is created when the model's first answer tells us its dimension
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
 import re
+import struct
 import sys
 import threading
-from array import array
-from collections import Counter
+import time
+from collections import Counter, deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Callable
+
+import numpy as np
 
 from .config import Settings
 from .ollama import (
@@ -33,13 +39,15 @@ from .ollama import (
     get_embedder,
     normalise,
 )
-from .store import Brain
+from .store import DB_ERRORS, Brain
 
 DEFAULT_BATCH_SIZE = 32
 PROBE_TEXT = "secondbrain: what dimension are your vectors?"
 META_KEYS = ("embed_model", "embed_dim", "doc_prefix", "query_prefix")
 REEMBED_KEY = "reembed_target"
-PIPELINE = True  # embed batch k+1 in a worker thread while batch k is written
+AHEAD = 1  # batches queued beyond those the server is working on, while one is written
+READ_AHEAD = 8  # batches of pending rows read per SELECT
+GROUP_SECONDS = 0.25  # longest a group of batches holds the write lock
 
 
 class FingerprintMismatch(EmbedError):
@@ -194,7 +202,12 @@ class _Backlog:
         self.dim: int | None = None
         self.probed_dim: int | None = None
         self.report = EmbedReport(model=embedder.name)
-        self._previous: dict[str, bytes | str] = {}  # the last batch's answers, by sha
+        # a caller's own embedder may not say; one request at a time is always safe
+        self.threads = max(1, int(getattr(embedder, "concurrency", 1)))
+        self.depth = self.threads + AHEAD  # batches in flight at most
+        # Answers of the batches written since the current page of pending rows was read,
+        # and of those in flight then: twins the page's SQL lookup could not see yet.
+        self._recent: deque[dict[str, bytes | str]] = deque(maxlen=READ_AHEAD + self.depth)
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -314,82 +327,114 @@ class _Backlog:
                 bar.__exit__(None, None, None)
 
     def _pipeline(self, bar) -> None:
-        """Two stages: while batch k is written (SQLite, in this thread), the server already
-        embeds batch k+1 (in a worker thread). The connection is only used from this thread.
-        Each batch is written in its own short transaction."""
-        last_id = 0
-        current: _Job | None = None
-        while True:
-            rows = self.conn.execute(
-                "SELECT id, sha, text FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?",
-                (last_id, self.batch_size),
-            ).fetchall()
-            upcoming = None
-            if rows:
-                last_id = rows[-1][0]
-                upcoming = self._prepare(rows, current)
-            if current is not None:
-                self._finish(current)
+        """Overlap the server and SQLite: worker threads embed the next batches while this
+        thread (the only one that touches the connection) writes finished ones, in order.
+
+        Finished batches share one transaction while the next batch is already back; the
+        transaction commits before this thread waits for the server (or after GROUP_SECONDS),
+        so the write lock is never held across a network wait and a kill loses at most the
+        batches of one short group."""
+        worker = _Worker(self.threads)
+        group = _WriteGroup(self.brain)
+        in_flight: deque[_Job] = deque()
+        batches = self._pending_batches()
+        try:
+            while True:
+                rows = next(batches, None)
+                if rows is not None:
+                    in_flight.append(self._prepare(rows, in_flight, worker))
+                    if len(in_flight) < self.depth:
+                        continue
+                if not in_flight:
+                    break
+                job = in_flight.popleft()
+                if not job.done():
+                    group.commit()  # never hold the write lock while the server works
+                self._finish(job, group)
                 if bar is not None:
-                    bar.update(len(current.rows))
+                    bar.update(len(job.rows))
                 if self.on_batch is not None:
-                    self.on_batch(len(current.rows))
-            if upcoming is None:
-                break
-            current = upcoming
+                    self.on_batch(len(job.rows))
+            group.commit()
+        except BaseException:
+            group.close_after_error()
+            raise
+        finally:
+            worker.stop()
+
+    def _pending_batches(self) -> Iterator[list[tuple[int, str, str, int | None]]]:
+        """Pending chunks in id order, batch by batch, read a few batches at a time (as one
+        JSON row: see `_write`), each with the id of an embedded chunk of the same text."""
+        last_id = 0
+        while True:
+            (page,) = self.conn.execute(
+                "SELECT json_group_array(json_array(id, sha, text, "
+                # `+embedded`: look up by sha; the planner would otherwise walk every embedded row.
+                "  (SELECT min(t.id) FROM chunks t WHERE t.sha = p.sha AND +t.embedded = 1))) "
+                "FROM (SELECT id, sha, text FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?) p",
+                (last_id, self.batch_size * READ_AHEAD),
+            ).fetchone()
+            rows = sorted(tuple(row) for row in json.loads(page))
+            if not rows:
+                return
+            last_id = rows[-1][0]
+            for start in range(0, len(rows), self.batch_size):
+                yield rows[start:start + self.batch_size]
 
     # -- one batch -----------------------------------------------------------------------------
 
-    def _prepare(self, rows: list[tuple[int, str, str]], previous: "_Job | None") -> "_Job":
-        """Find what can be reused, start embedding the rest in the background."""
+    def _prepare(self, rows: list[tuple[int, str, str, int | None]], in_flight: "deque[_Job]",
+                 worker: "_Worker") -> "_Job":
+        """Find what can be reused, queue the rest for the server. `rows` carry the id of an
+        embedded twin (same text) when the page was read."""
         texts: dict[str, str] = {}
-        for _cid, sha, text in rows:
+        twins: dict[int, str] = {}
+        for _cid, sha, text, twin in rows:
             texts.setdefault(sha, text)
-        job = _Job(rows)
-        job.results = self._reusable(list(texts))
+            if twin is not None:
+                twins.setdefault(twin, sha)
+        job = _Job([(cid, sha, text) for cid, sha, text, _twin in rows])
+        job.results = self._vectors_of(twins) if twins else {}
+        for sha in texts:
+            if sha not in job.results and isinstance(res := self._answered(sha), bytes):
+                job.results[sha] = res
         job.reused = set(job.results)
-        in_flight = previous.todo_shas if previous is not None else set()
-        # A text the previous batch is embedding right now: take its answer, do not ask twice.
-        job.deferred = {sha for sha in texts if sha not in job.results and sha in in_flight}
+        # A text an earlier batch is embedding right now: take its answer, do not ask twice.
+        asked = set().union(*(j.todo_shas for j in in_flight))
+        job.deferred = {sha for sha in texts if sha not in job.results and sha in asked}
         todo = [(sha, t) for sha, t in texts.items() if sha not in job.results and sha not in job.deferred]
         job.todo_shas = {sha for sha, _t in todo}
         if todo:
-            if PIPELINE:
-                job.start(lambda: self._embed_isolating(todo))
-            else:
-                job.results.update(self._embed_isolating(todo))
+            worker.submit(job, lambda: self._embed_isolating(todo))
         return job
 
-    def _finish(self, job: "_Job") -> None:
+    def _finish(self, job: "_Job", group: "_WriteGroup") -> None:
         results = job.wait()  # re-raises what the worker raised
         for sha in job.deferred:
-            res = self._previous.get(sha, "its twin in the previous batch was not embedded")
-            results[sha] = res
+            res = self._answered(sha)
+            results[sha] = res if res is not None else "its twin in an earlier batch was not embedded"
             if isinstance(res, bytes):
                 job.reused.add(sha)
-        with self.brain.write():
+        with group.batch():
             ok, bad, live = self._write(job.rows, results, job.reused)
         self._count(ok, bad, live)
-        self._previous = results
+        self._recent.append(results)
 
-    def _reusable(self, shas: list[str]) -> dict[str, bytes]:
-        """Vectors of chunks with the same text that are already embedded (same model)."""
-        marks = ",".join("?" * len(shas))
-        twins = dict(self.conn.execute(
-            # `+embedded`: look up by sha; the planner would otherwise walk every embedded row.
-            f"SELECT sha, min(id) FROM chunks WHERE sha IN ({marks}) AND +embedded = 1 GROUP BY sha",
-            shas,
-        ).fetchall())
-        if not twins:
-            return {}
-        by_id = {cid: sha for sha, cid in twins.items()}
-        marks = ",".join("?" * len(by_id))
-        found = {}
-        for rowid, blob in self.conn.execute(
-            f"SELECT rowid, embedding FROM vec_chunks WHERE rowid IN ({marks})", list(by_id)
-        ):
-            found[by_id[rowid]] = bytes(blob)
-        return found
+    def _answered(self, sha: str) -> bytes | str | None:
+        for results in reversed(self._recent):
+            if sha in results:
+                return results[sha]
+        return None
+
+    def _vectors_of(self, twins: dict[int, str]) -> dict[str, bytes]:
+        """The vectors of embedded twins (chunk id -> sha), by sha."""
+        marks = ",".join("?" * len(twins))
+        return {
+            twins[rowid]: bytes(blob)
+            for rowid, blob in self.conn.execute(
+                f"SELECT rowid, embedding FROM vec_chunks WHERE rowid IN ({marks})", list(twins)
+            )
+        }
 
     def _embed_isolating(self, items: list[tuple[str, str]]) -> dict[str, bytes | str]:
         """Embed `items` (sha, text); a refused request is split in halves until the refused
@@ -403,35 +448,69 @@ class _Backlog:
             out = self._embed_isolating(items[:mid])
             out.update(self._embed_isolating(items[mid:]))
             return out
-        return {sha: self._validate(vec) for (sha, _text), vec in zip(items, vectors)}
+        return dict(zip((sha for sha, _text in items), self._validate(vectors)))
 
-    def _validate(self, vector) -> bytes | str:
-        try:
-            unit = normalise(vector)
-        except ValueError as e:
-            return str(e)
-        if len(unit) != self.dim:
-            # One odd vector is that chunk's problem; the model changing size is not.
-            if self._probe() != self.dim:
-                raise _mismatch_dim(self.embedder, self.probed_dim, self.dim)
-            return f"wrong dimension: got {len(unit)}, expected {self.dim}"
-        try:
-            return array("f", unit).tobytes()
-        except (TypeError, OverflowError):
-            return "vector holds something that is not a number"
+    def _validate(self, vectors: list) -> list[bytes | str]:
+        """Each vector as float32 bytes of unit length, or the reason it is unusable. Runs in
+        the worker thread: the model's values are packed once (struct is the cheapest way from
+        a list of floats to bytes), the norms are taken in one numpy call, and only a vector
+        that is not unit length already is normalised (in float64)."""
+        fmt = f"{self.dim}f"
+        out: list[bytes | str] = []
+        packed: list[int] = []
+        for vector in vectors:
+            if not isinstance(vector, (list, tuple)):
+                out.append("vector holds something that is not a number")
+                continue
+            if len(vector) != self.dim:
+                # One odd vector is that chunk's problem; the model changing size is not.
+                if self._probe() != self.dim:
+                    raise _mismatch_dim(self.embedder, self.probed_dim, self.dim)
+                out.append(f"wrong dimension: got {len(vector)}, expected {self.dim}")
+                continue
+            try:
+                out.append(struct.pack(fmt, *vector))
+            except struct.error:
+                out.append("vector holds something that is not a number")
+                continue
+            except OverflowError:
+                out.append("vector is not finite (NaN or infinity)")
+                continue
+            packed.append(len(out) - 1)
+        if not packed:
+            return out
+        matrix = np.frombuffer(b"".join(out[i] for i in packed), dtype=np.float32)
+        wide = matrix.reshape(len(packed), self.dim).astype(np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))
+        for row in np.flatnonzero(~(np.abs(norms - 1.0) < 1e-6)):
+            i, norm = packed[row], norms[row]
+            if not np.isfinite(norm):
+                out[i] = "vector is not finite (NaN or infinity)"
+            elif norm == 0.0:
+                out[i] = "vector is all zeros"
+            else:
+                out[i] = (wide[row] / norm).astype(np.float32).tobytes()
+        return out
 
     def _write(self, rows, results: dict[str, bytes | str], reused_shas: set[str]):
-        """Write one batch; the caller holds the transaction."""
-        ids = [cid for cid, _sha, _text in rows]
-        marks = ",".join("?" * len(ids))
-        # Only chunks still pending with the same text: an ingest or forget may have
-        # changed them while we waited for the server.
-        live = {
-            cid: sha
-            for cid, sha in self.conn.execute(
-                f"SELECT id, sha FROM chunks WHERE embedded = 0 AND id IN ({marks})", ids
-            )
-        }
+        """Write one batch; the caller holds the transaction.
+
+        A handful of statements whose answers come back in one row each, never a statement or
+        a row per chunk: each call into SQLite gives up the GIL and must win it back from the
+        worker threads, which hold it for whole JSON decodes."""
+        ids = json.dumps([cid for cid, _sha, _text in rows])
+        # Only chunks still pending with the same text: an ingest or forget may have changed
+        # them while we waited for the server. A pending chunk that has a vector comes only
+        # from a brain the seed script wrote.
+        live_json, stale_json = self.conn.execute(
+            "SELECT (SELECT json_group_object(id, sha) FROM chunks "
+            "        WHERE embedded = 0 AND id IN (SELECT value FROM json_each(?1))), "
+            "(SELECT json_group_array(rowid) FROM vec_chunks_rowids "
+            "        WHERE rowid IN (SELECT value FROM json_each(?1)))",
+            (ids,),
+        ).fetchone()
+        live = {int(cid): sha for cid, sha in json.loads(live_json).items()}
         ok, bad = [], []
         for cid, sha, _text in rows:
             if live.get(cid) != sha:
@@ -442,20 +521,21 @@ class _Backlog:
             else:
                 bad.append((res, cid))
         if ok:
-            self.conn.executemany(
-                "DELETE FROM vec_chunks WHERE rowid = ?", [(cid,) for cid, _b, _r in ok]
+            done = json.dumps([cid for cid, _b, _r in ok])
+            for cid in set(json.loads(stale_json)) & set(live):
+                self.conn.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
+            self.conn.execute(
+                "INSERT INTO vec_chunks(rowid, embedding) "
+                "SELECT value, substr(?2, key * ?3 + 1, ?3) FROM json_each(?1)",
+                (done, b"".join(blob for _cid, blob, _r in ok), len(ok[0][1])),
             )
-            self.conn.executemany(
-                "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
-                [(cid, blob) for cid, blob, _r in ok],
-            )
-            self.conn.executemany(
-                "UPDATE chunks SET embedded = 1, embed_error = NULL WHERE id = ?",
-                [(cid,) for cid, _b, _r in ok],
-            )
-        if bad:
-            self.conn.executemany(
-                "UPDATE chunks SET embedded = -1, embed_error = ? WHERE id = ?", bad
+        if ok or bad:
+            marks = [[cid, 1, None] for cid, _b, _r in ok] + [[cid, -1, why] for why, cid in bad]
+            self.conn.execute(
+                "UPDATE chunks SET embedded = json_extract(j.value, '$[1]'), "
+                "embed_error = json_extract(j.value, '$[2]') "
+                "FROM json_each(?) AS j WHERE chunks.id = json_extract(j.value, '$[0]')",
+                (json.dumps(marks),),
             )
         return ok, bad, live
 
@@ -473,8 +553,7 @@ class _Backlog:
 
 
 class _Job:
-    """One batch: its rows, the reusable vectors, and the embedding running in a daemon
-    thread (a daemon, so Ctrl-C never waits for a slow server)."""
+    """One batch: its rows, the reusable vectors, and the answer the worker fills in."""
 
     def __init__(self, rows):
         self.rows = rows
@@ -482,27 +561,96 @@ class _Job:
         self.reused: set[str] = set()
         self.deferred: set[str] = set()
         self.todo_shas: set[str] = set()
-        self._thread: threading.Thread | None = None
+        self._finished: threading.Event | None = None
         self._out: dict | None = None
         self._error: BaseException | None = None
 
-    def start(self, fn) -> None:
-        def run():
-            try:
-                self._out = fn()
-            except BaseException as e:  # handed to the main thread by wait()
-                self._error = e
+    def run(self, fn: Callable[[], dict]) -> None:
+        """Called in the worker thread."""
+        try:
+            self._out = fn()
+        except BaseException as e:  # handed to the main thread by wait()
+            self._error = e
+        finally:
+            self._finished.set()
 
-        self._thread = threading.Thread(target=run, name="secondbrain-embed", daemon=True)
-        self._thread.start()
+    def done(self) -> bool:
+        return self._finished is None or self._finished.is_set()
 
     def wait(self) -> dict[str, bytes | str]:
-        if self._thread is not None:
-            self._thread.join()
+        if self._finished is not None:
+            self._finished.wait()
             if self._error is not None:
                 raise self._error
             self.results.update(self._out or {})
         return self.results
+
+
+class _Worker:
+    """Daemon threads that run the batches' server calls (daemons, so Ctrl-C never waits for
+    a slow server). `threads` follows the embedder's `concurrency`."""
+
+    def __init__(self, threads: int = 1):
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._threads = [
+            threading.Thread(target=self._loop, name="secondbrain-embed", daemon=True)
+            for _ in range(max(1, threads))
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, job: _Job, fn: Callable[[], dict]) -> None:
+        job._finished = threading.Event()
+        self._queue.put((job, fn))
+
+    def stop(self) -> None:
+        for _ in self._threads:
+            self._queue.put(None)
+
+    def _loop(self) -> None:
+        while (item := self._queue.get()) is not None:
+            job, fn = item
+            job.run(fn)
+
+
+class _WriteGroup:
+    """Consecutive batches in one transaction. A batch that fails to write takes the whole
+    group back with it (those chunks stay pending); an interruption between batches keeps
+    the batches already written."""
+
+    def __init__(self, brain: Brain):
+        self.conn = brain.conn
+        self.started: float | None = None
+        self.clean = True  # no batch is half-written in the open transaction
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        if self.started is not None and time.monotonic() - self.started > GROUP_SECONDS:
+            self.commit()
+        if self.started is None:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.started = time.monotonic()
+        self.clean = False
+        yield
+        self.clean = True
+
+    def commit(self) -> None:
+        if self.started is not None:
+            self.started = None
+            self.conn.execute("COMMIT")
+
+    def close_after_error(self) -> None:
+        """Keep the whole batches written so far; roll back instead when a batch may be
+        half-written or the commit fails."""
+        if self.started is None:
+            return
+        self.started = None
+        if self.clean:
+            with contextlib.suppress(*DB_ERRORS):
+                self.conn.execute("COMMIT")
+                return
+        with contextlib.suppress(*DB_ERRORS):
+            self.conn.execute("ROLLBACK")
 
 
 def _safe_reason(reason: str, text: str) -> str:
