@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Callable
 
@@ -45,9 +45,11 @@ DEFAULT_BATCH_SIZE = 32
 PROBE_TEXT = "secondbrain: what dimension are your vectors?"
 META_KEYS = ("embed_model", "embed_dim", "doc_prefix", "query_prefix")
 REEMBED_KEY = "reembed_target"
-AHEAD = 1  # batches queued beyond those the server is working on, while one is written
 READ_AHEAD = 8  # batches of pending rows read per SELECT
+IN_FLIGHT = 16  # batches handed to the workers and not yet written, at most
 GROUP_SECONDS = 0.25  # longest a group of batches holds the write lock
+HOLD_SECONDS = 0.01  # an answer this close is waited for with the transaction open
+CHECKPOINT_BYTES = 32 << 20  # WAL written between checkpoints while embedding, at least
 
 
 class FingerprintMismatch(EmbedError):
@@ -202,12 +204,12 @@ class _Backlog:
         self.dim: int | None = None
         self.probed_dim: int | None = None
         self.report = EmbedReport(model=embedder.name)
+        self._tally: Counter[str] = Counter()  # rows sent to the writer, by kind
         # a caller's own embedder may not say; one request at a time is always safe
         self.threads = max(1, int(getattr(embedder, "concurrency", 1)))
-        self.depth = self.threads + AHEAD  # batches in flight at most
-        # Answers of the batches written since the current page of pending rows was read,
-        # and of those in flight then: twins the page's SQL lookup could not see yet.
-        self._recent: deque[dict[str, bytes | str]] = deque(maxlen=READ_AHEAD + self.depth)
+        # Answers of the latest batches, settled but perhaps not written yet: twins the SQL
+        # lookup of a page of pending rows cannot see.
+        self._recent: deque[dict[str, bytes | str]] = deque(maxlen=IN_FLIGHT + 2 * READ_AHEAD)
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -310,18 +312,24 @@ class _Backlog:
             bar.__enter__()
         # vec0 keeps vectors in blobs of 1,024; a page cache that holds one keeps each
         # batch's write from re-reading it (about 4x faster on 768 dimensions).
-        # Checkpointing less often saves most of the fsyncs of a long run; the WAL is folded
-        # back when the brain closes.
+        # Checkpointing every 32 MB rather than every 1,000 pages saves fsyncs on small pages;
+        # the WAL is folded back when the brain closes. The statement journal of each write
+        # (which copies every page the write touches) and the writer's temporary tables
+        # stay in memory instead of in temporary files.
         cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        temp_store = self.conn.execute("PRAGMA temp_store").fetchone()[0]
+        self.conn.execute("PRAGMA temp_store = MEMORY")
         autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
         if -65536 < cache < 0 or 0 < cache < 16384:
             self.conn.execute("PRAGMA cache_size = -65536")
-        if 0 < autocheckpoint < 8192:
-            self.conn.execute("PRAGMA wal_autocheckpoint = 8192")
+        pages = CHECKPOINT_BYTES // self.conn.execute("PRAGMA page_size").fetchone()[0]
+        if 0 < autocheckpoint < pages:
+            self.conn.execute(f"PRAGMA wal_autocheckpoint = {pages}")
         try:
             self._pipeline(bar)
         finally:
             self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
+            self.conn.execute(f"PRAGMA temp_store = {int(temp_store)}")
             self.conn.execute(f"PRAGMA wal_autocheckpoint = {int(autocheckpoint)}")
             if bar is not None:
                 bar.__exit__(None, None, None)
@@ -330,47 +338,61 @@ class _Backlog:
         """Overlap the server and SQLite: worker threads embed the next batches while this
         thread (the only one that touches the connection) writes finished ones, in order.
 
-        Finished batches share one transaction while the next batch is already back; the
-        transaction commits before this thread waits for the server (or after GROUP_SECONDS),
-        so the write lock is never held across a network wait and a kill loses at most the
-        batches of one short group."""
+        Every batch that is back when this thread comes to write is written by one statement
+        (see `_write`): each call into SQLite gives up the GIL and must win it back from a
+        worker that holds it for a whole JSON decode, so the further this thread falls behind,
+        the fewer calls per batch it makes. Consecutive writes share one transaction for at
+        most GROUP_SECONDS; it commits before this thread waits on the server longer than
+        HOLD_SECONDS, so a kill loses at most one short group and another writer never waits
+        long for the lock."""
+        self._pack = struct.Struct(f"{self.dim}f").pack
         worker = _Worker(self.threads)
         group = _WriteGroup(self.brain)
         in_flight: deque[_Job] = deque()
         batches = self._pending_batches()
+
+        def fill() -> None:
+            while len(in_flight) < IN_FLIGHT and (rows := next(batches, None)) is not None:
+                in_flight.append(self._prepare(rows, in_flight, worker))
+
         try:
-            while True:
-                rows = next(batches, None)
-                if rows is not None:
-                    in_flight.append(self._prepare(rows, in_flight, worker))
-                    if len(in_flight) < self.depth:
-                        continue
-                if not in_flight:
-                    break
-                job = in_flight.popleft()
-                if not job.done():
-                    group.commit()  # never hold the write lock while the server works
-                self._finish(job, group)
+            self._create_writer()
+            fill()
+            while in_flight:
+                if not in_flight[0].done(min(HOLD_SECONDS, group.time_left())):
+                    group.commit()  # do not hold the write lock while the server works
+                ready = [in_flight.popleft()]
+                while in_flight and in_flight[0].done():
+                    ready.append(in_flight.popleft())
+                for job in ready:
+                    self._settle(job)
+                fill()  # the workers go on with the next batches while these are written
+                with group.batch():
+                    self._write(ready)
+                chunks = sum(len(job.rows) for job in ready)
                 if bar is not None:
-                    bar.update(len(job.rows))
+                    bar.update(chunks)
                 if self.on_batch is not None:
-                    self.on_batch(len(job.rows))
+                    self.on_batch(chunks)
             group.commit()
         except BaseException:
             group.close_after_error()
             raise
         finally:
             worker.stop()
+        self._read_tally()
 
-    def _pending_batches(self) -> Iterator[list[tuple[int, str, str, int | None]]]:
+    def _pending_batches(self) -> Iterator[list[tuple[int, str, str, int | None, int]]]:
         """Pending chunks in id order, batch by batch, read a few batches at a time (as one
-        JSON row: see `_write`), each with the id of an embedded chunk of the same text."""
+        JSON row: see `_write`), each with the id of an embedded chunk of the same text and
+        whether it has a vector already (only brains from the seed script have such)."""
         last_id = 0
         while True:
             (page,) = self.conn.execute(
                 "SELECT json_group_array(json_array(id, sha, text, "
                 # `+embedded`: look up by sha; the planner would otherwise walk every embedded row.
-                "  (SELECT min(t.id) FROM chunks t WHERE t.sha = p.sha AND +t.embedded = 1))) "
+                "  (SELECT min(t.id) FROM chunks t WHERE t.sha = p.sha AND +t.embedded = 1), "
+                "  EXISTS (SELECT 1 FROM vec_chunks_rowids r WHERE r.rowid = p.id))) "
                 "FROM (SELECT id, sha, text FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?) p",
                 (last_id, self.batch_size * READ_AHEAD),
             ).fetchone()
@@ -383,17 +405,18 @@ class _Backlog:
 
     # -- one batch -----------------------------------------------------------------------------
 
-    def _prepare(self, rows: list[tuple[int, str, str, int | None]], in_flight: "deque[_Job]",
+    def _prepare(self, rows: list[tuple[int, str, str, int | None, int]], in_flight: "Iterable[_Job]",
                  worker: "_Worker") -> "_Job":
         """Find what can be reused, queue the rest for the server. `rows` carry the id of an
         embedded twin (same text) when the page was read."""
         texts: dict[str, str] = {}
         twins: dict[int, str] = {}
-        for _cid, sha, text, twin in rows:
+        for _cid, sha, text, twin, _stale in rows:
             texts.setdefault(sha, text)
             if twin is not None:
                 twins.setdefault(twin, sha)
-        job = _Job([(cid, sha, text) for cid, sha, text, _twin in rows])
+        job = _Job([(cid, sha, text) for cid, sha, text, _twin, _stale in rows])
+        job.stale = [cid for cid, _sha, _text, _twin, stale in rows if stale]
         job.results = self._vectors_of(twins) if twins else {}
         for sha in texts:
             if sha not in job.results and isinstance(res := self._answered(sha), bytes):
@@ -408,16 +431,15 @@ class _Backlog:
             worker.submit(job, lambda: self._embed_isolating(todo))
         return job
 
-    def _finish(self, job: "_Job", group: "_WriteGroup") -> None:
+    def _settle(self, job: "_Job") -> None:
+        """Complete a finished batch's answers: texts deferred to an earlier batch take its
+        answer. Later batches may then take this one's."""
         results = job.wait()  # re-raises what the worker raised
         for sha in job.deferred:
             res = self._answered(sha)
             results[sha] = res if res is not None else "its twin in an earlier batch was not embedded"
             if isinstance(res, bytes):
                 job.reused.add(sha)
-        with group.batch():
-            ok, bad, live = self._write(job.rows, results, job.reused)
-        self._count(ok, bad, live)
         self._recent.append(results)
 
     def _answered(self, sha: str) -> bytes | str | None:
@@ -455,7 +477,7 @@ class _Backlog:
         the worker thread: the model's values are packed once (struct is the cheapest way from
         a list of floats to bytes), the norms are taken in one numpy call, and only a vector
         that is not unit length already is normalised (in float64)."""
-        fmt = f"{self.dim}f"
+        pack = self._pack
         out: list[bytes | str] = []
         packed: list[int] = []
         for vector in vectors:
@@ -469,7 +491,7 @@ class _Backlog:
                 out.append(f"wrong dimension: got {len(vector)}, expected {self.dim}")
                 continue
             try:
-                out.append(struct.pack(fmt, *vector))
+                out.append(pack(*vector))
             except struct.error:
                 out.append("vector holds something that is not a number")
                 continue
@@ -493,63 +515,86 @@ class _Backlog:
                 out[i] = (wide[row] / norm).astype(np.float32).tobytes()
         return out
 
-    def _write(self, rows, results: dict[str, bytes | str], reused_shas: set[str]):
-        """Write one batch; the caller holds the transaction.
+    def _create_writer(self) -> None:
+        """The batch writer: a temporary view whose INSTEAD OF trigger writes one chunk's
+        answer, so a single INSERT writes every chunk of several batches (see `_write`).
 
-        A handful of statements whose answers come back in one row each, never a statement or
-        a row per chunk: each call into SQLite gives up the GIL and must win it back from the
-        worker threads, which hold it for whole JSON decodes."""
-        ids = json.dumps([cid for cid, _sha, _text in rows])
-        # Only chunks still pending with the same text: an ingest or forget may have changed
-        # them while we waited for the server. A pending chunk that has a vector comes only
-        # from a brain the seed script wrote.
-        live_json, stale_json = self.conn.execute(
-            "SELECT (SELECT json_group_object(id, sha) FROM chunks "
-            "        WHERE embedded = 0 AND id IN (SELECT value FROM json_each(?1))), "
-            "(SELECT json_group_array(rowid) FROM vec_chunks_rowids "
-            "        WHERE rowid IN (SELECT value FROM json_each(?1)))",
-            (ids,),
-        ).fetchone()
-        live = {int(cid): sha for cid, sha in json.loads(live_json).items()}
-        ok, bad = [], []
-        for cid, sha, _text in rows:
-            if live.get(cid) != sha:
-                continue
-            res = results[sha]
-            if isinstance(res, bytes):
-                ok.append((cid, res, sha in reused_shas))
-            else:
-                bad.append((res, cid))
-        if ok:
-            done = json.dumps([cid for cid, _b, _r in ok])
-            for cid in set(json.loads(stale_json)) & set(live):
-                self.conn.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
-            self.conn.execute(
-                "INSERT INTO vec_chunks(rowid, embedding) "
-                "SELECT value, substr(?2, key * ?3 + 1, ?3) FROM json_each(?1)",
-                (done, b"".join(blob for _cid, blob, _r in ok), len(ok[0][1])),
-            )
-        if ok or bad:
-            marks = [[cid, 1, None] for cid, _b, _r in ok] + [[cid, -1, why] for why, cid in bad]
-            self.conn.execute(
-                "UPDATE chunks SET embedded = json_extract(j.value, '$[1]'), "
-                "embed_error = json_extract(j.value, '$[2]') "
-                "FROM json_each(?) AS j WHERE chunks.id = json_extract(j.value, '$[0]')",
-                (json.dumps(marks),),
-            )
-        return ok, bad, live
+        Only a chunk still pending with the same text is written: an ingest or forget may
+        have changed it while we waited for the server. A second trigger notes the chunks
+        skipped that way, in the same transaction, so the report counts what was written.
+        Temporary objects live in this connection only, never in the brain file."""
+        live = "(SELECT sha FROM chunks WHERE id = NEW.id AND embedded = 0) IS NEW.sha"
+        self.conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS secondbrain_embed_skipped(kind TEXT)"
+        )
+        self.conn.execute("DELETE FROM temp.secondbrain_embed_skipped")
+        self.conn.execute(
+            "CREATE TEMP VIEW IF NOT EXISTS secondbrain_embed_in(id, sha, vector, error, kind) "
+            "AS SELECT NULL, NULL, NULL, NULL, NULL"
+        )
+        self.conn.execute(
+            "CREATE TEMP TRIGGER IF NOT EXISTS secondbrain_embed_write "
+            f"INSTEAD OF INSERT ON secondbrain_embed_in WHEN {live} "
+            "BEGIN "
+            "  INSERT INTO vec_chunks(rowid, embedding) SELECT NEW.id, NEW.vector WHERE NEW.vector IS NOT NULL; "
+            "  UPDATE chunks SET embedded = iif(NEW.vector IS NULL, -1, 1), embed_error = NEW.error "
+            "    WHERE id = NEW.id; "
+            "END"
+        )
+        self.conn.execute(
+            "CREATE TEMP TRIGGER IF NOT EXISTS secondbrain_embed_skip "
+            f"INSTEAD OF INSERT ON secondbrain_embed_in WHEN NOT {live} "
+            "BEGIN INSERT INTO secondbrain_embed_skipped(kind) VALUES (NEW.kind); END"
+        )
 
-    def _count(self, ok, bad, live) -> None:
-        # Within one batch, the first chunk of a text counts as embedded, its twins as reused.
-        first = Counter()
-        for cid, _blob, was_reused in ok:
-            sha = live[cid]
-            if was_reused or first[sha]:
-                self.report.reused += 1
-            else:
-                self.report.embedded += 1
-            first[sha] += 1
-        self.report.failed += len(bad)
+    def _write(self, jobs: "list[_Job]") -> None:
+        """Write the answers of `jobs` with one statement; the caller holds the transaction.
+        Rows travel as one JSON array and the vectors as one blob, sliced in SQL."""
+        rows, blobs, stale = [], [], []
+        for job in jobs:
+            results, reused = job.results, job.reused
+            stale += job.stale
+            first: set[str] = set()
+            for cid, sha, _text in job.rows:
+                res = results[sha]
+                if isinstance(res, bytes):
+                    # the first chunk of a text the model embedded in this batch counts as
+                    # embedded, the others as reused
+                    kind = "reused" if sha in reused or sha in first else "embedded"
+                    first.add(sha)
+                    rows.append((cid, sha, len(blobs), None, kind))
+                    blobs.append(res)
+                else:
+                    rows.append((cid, sha, None, res, "failed"))
+                self._tally[rows[-1][4]] += 1
+        if stale:
+            # A pending chunk's old vector goes, whatever the answer.
+            self.conn.execute(
+                "DELETE FROM vec_chunks WHERE rowid IN (SELECT id FROM chunks "
+                "WHERE id IN (SELECT value FROM json_each(?)) AND embedded = 0)",
+                (json.dumps(stale),),
+            )
+        if not rows:
+            return
+        size = len(blobs[0]) if blobs else 0
+        self.conn.execute(
+            "INSERT INTO secondbrain_embed_in(id, sha, vector, error, kind) "
+            "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
+            "  iif(json_extract(value, '$[2]') IS NULL, NULL, "
+            "      substr(?2, json_extract(value, '$[2]') * ?3 + 1, ?3)), "
+            "  json_extract(value, '$[3]'), json_extract(value, '$[4]') "
+            "FROM json_each(?1)",
+            (json.dumps(rows), b"".join(blobs), size),
+        )
+
+    def _read_tally(self) -> None:
+        """What was written: what `_write` sent, less what the writer skipped."""
+        skipped = dict(self.conn.execute(
+            "SELECT kind, count(*) FROM temp.secondbrain_embed_skipped GROUP BY kind"
+        ))
+        self.report.embedded += self._tally["embedded"] - skipped.get("embedded", 0)
+        self.report.reused += self._tally["reused"] - skipped.get("reused", 0)
+        self.report.failed += self._tally["failed"] - skipped.get("failed", 0)
 
 
 class _Job:
@@ -561,6 +606,7 @@ class _Job:
         self.reused: set[str] = set()
         self.deferred: set[str] = set()
         self.todo_shas: set[str] = set()
+        self.stale: list[int] = []  # chunk ids that have an old vector
         self._finished: threading.Event | None = None
         self._out: dict | None = None
         self._error: BaseException | None = None
@@ -574,8 +620,11 @@ class _Job:
         finally:
             self._finished.set()
 
-    def done(self) -> bool:
-        return self._finished is None or self._finished.is_set()
+    def done(self, timeout: float = 0.0) -> bool:
+        """Whether the answer is in, waiting up to `timeout` seconds for it."""
+        if self._finished is None or self._finished.is_set():
+            return True
+        return timeout > 0 and self._finished.wait(timeout)
 
     def wait(self) -> dict[str, bytes | str]:
         if self._finished is not None:
@@ -633,6 +682,12 @@ class _WriteGroup:
         self.clean = False
         yield
         self.clean = True
+
+    def time_left(self) -> float:
+        """Seconds the open transaction may still stay open (0 when none is open)."""
+        if self.started is None:
+            return 0.0
+        return max(0.0, GROUP_SECONDS - (time.monotonic() - self.started))
 
     def commit(self) -> None:
         if self.started is not None:

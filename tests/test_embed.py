@@ -406,6 +406,30 @@ def test_seed_brain_with_vectors_but_no_fingerprint_is_adopted(env, stub):
         assert brain.get_meta("embed_model") == "nomic-embed-text"
 
 
+
+def test_seed_brain_pending_chunks_lose_their_old_vectors_whatever_the_answer(env, stub):
+    """The seed script could leave a pending chunk with a vector. The chunk embedded now gets
+    exactly one vector, the new one; the chunk the server refuses keeps none."""
+    path = db(env)
+    make_brain(path, {"/a.md": [note(1), "POISON " + note(2), note(3)]})
+    old = struct.pack("768f", *([1.0] + [0.0] * 767))
+    with open_brain(path) as brain, brain.write():
+        brain.conn.execute("CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[768])")
+        ids = [r[0] for r in brain.conn.execute("SELECT id FROM chunks ORDER BY id")]
+        for cid in ids[:2]:  # pending, yet holding a vector
+            brain.conn.execute("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", (cid, old))
+    stub.reject_marker = "POISON"
+    result = brain_cmd("embed", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["embedded"], report["failed"]) == (2, 1)
+    vecs = vectors(path)
+    assert set(vecs) == {ids[0], ids[2]}
+    assert vecs[ids[0]][0] != 1.0
+    assert states(path)[ids[1]][0] == -1
+    check_consistent(path)
+
+
 # -- kills -------------------------------------------------------------------------------------
 
 

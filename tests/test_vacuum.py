@@ -30,6 +30,34 @@ def test_vacuum_compacts_and_keeps_every_vector(run, tmp_path, ollama, brain_pat
     conn.close()
 
 
+def test_vacuum_moves_an_older_brain_to_larger_pages(run, tmp_path, ollama, brain_path):
+    """Brains made before 16 KB pages keep 4 KB pages until vacuumed; nothing is lost."""
+    from llm_secondbrain.store import PAGE_SIZE
+
+    brain_path.parent.mkdir(mode=0o700)
+    old = sqlite3.connect(brain_path)
+    old.execute("PRAGMA page_size = 4096")
+    old.execute("CREATE TABLE scratch(x)")
+    old.execute("DROP TABLE scratch")
+    old.close()
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(30):
+        (notes / f"n{i}.md").write_text(f"Note {i} about subject{i % 4} and detail{i}.\n")
+    run("brain", "ingest", notes, "--no-progress")
+    page_size = lambda: sqlite3.connect(brain_path).execute("PRAGMA page_size").fetchone()[0]  # noqa: E731
+    assert page_size() == 4096
+    run("brain", "vacuum")
+    assert page_size() == PAGE_SIZE
+    conn = sqlite3.connect(brain_path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+    stats = json.loads(run("brain", "stats", "--json").stdout)
+    assert stats["chunks"] == stats["embedded"] == 30
+    with SecondBrain.open(brain_path) as brain:
+        assert brain.recall("detail7 subject3", 1, "dense", exact=True)[0].path.endswith("n7.md")
+
+
 def test_vacuum_without_a_brain_is_one_line(run):
     result = run("brain", "vacuum", ok=False)
     assert result.exit_code == 1 and "llm brain ingest" in result.output
