@@ -209,7 +209,10 @@ class _Backlog:
         self.threads = max(1, int(getattr(embedder, "concurrency", 1)))
         # Answers of the latest batches, settled but perhaps not written yet: twins the SQL
         # lookup of a page of pending rows cannot see.
-        self._recent: deque[dict[str, bytes | str]] = deque(maxlen=IN_FLIGHT + 2 * READ_AHEAD)
+        # One dict for lookups; the deque says which batch each answer came from, to forget
+        # the oldest batch's answers (they are in the brain by then).
+        self._answers: dict[str, bytes | str] = {}
+        self._recent: deque[dict[str, bytes | str]] = deque()
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -440,13 +443,15 @@ class _Backlog:
             results[sha] = res if res is not None else "its twin in an earlier batch was not embedded"
             if isinstance(res, bytes):
                 job.reused.add(sha)
+        self._answers.update(results)
         self._recent.append(results)
+        if len(self._recent) > IN_FLIGHT + 2 * READ_AHEAD:
+            for sha, res in self._recent.popleft().items():
+                if self._answers.get(sha) is res:  # not answered again by a later batch
+                    del self._answers[sha]
 
     def _answered(self, sha: str) -> bytes | str | None:
-        for results in reversed(self._recent):
-            if sha in results:
-                return results[sha]
-        return None
+        return self._answers.get(sha)
 
     def _vectors_of(self, twins: dict[int, str]) -> dict[str, bytes]:
         """The vectors of embedded twins (chunk id -> sha), by sha."""
