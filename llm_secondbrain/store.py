@@ -93,7 +93,7 @@ def _raw_connect(path: str, driver: str | None, *, immutable: bool = False):
 
 
 # Vectors are most of a brain, 3 KB each at 768 dimensions, kept by vec0 in blobs of 1,024:
-# 16 KB pages make writing them about twice as cheap as SQLite's default 4 KB (bench_embed).
+# 16 KB pages make writing them about a third cheaper than SQLite's default 4 KB.
 PAGE_SIZE = 16384
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
