@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Callable
 
@@ -208,9 +208,8 @@ class _Backlog:
         # a caller's own embedder may not say; one request at a time is always safe
         self.threads = max(1, int(getattr(embedder, "concurrency", 1)))
         # Answers of the latest batches, settled but perhaps not written yet: twins the SQL
-        # lookup of a page of pending rows cannot see.
-        # One dict for lookups; the deque says which batch each answer came from, to forget
-        # the oldest batch's answers (they are in the brain by then).
+        # lookup of a page of pending rows cannot see. One dict for lookups; the deque says
+        # which batch each came from, to forget the oldest (they are in the brain by then).
         self._answers: dict[str, bytes | str] = {}
         self._recent: deque[dict[str, bytes | str]] = deque()
 
@@ -408,7 +407,7 @@ class _Backlog:
 
     # -- one batch -----------------------------------------------------------------------------
 
-    def _prepare(self, rows: list[tuple[int, str, str, int | None, int]], in_flight: "Iterable[_Job]",
+    def _prepare(self, rows: list[tuple[int, str, str, int | None, int]], in_flight: "deque[_Job]",
                  worker: "_Worker") -> "_Job":
         """Find what can be reused, queue the rest for the server. `rows` carry the id of an
         embedded twin (same text) when the page was read."""
@@ -570,8 +569,9 @@ class _Backlog:
                     rows.append((cid, sha, len(blobs), None, kind))
                     blobs.append(res)
                 else:
-                    rows.append((cid, sha, None, res, "failed"))
-                self._tally[rows[-1][4]] += 1
+                    kind = "failed"
+                    rows.append((cid, sha, None, res, kind))
+                self._tally[kind] += 1
         if stale:
             # A pending chunk's old vector goes, whatever the answer.
             self.conn.execute(
@@ -579,8 +579,6 @@ class _Backlog:
                 "WHERE id IN (SELECT value FROM json_each(?)) AND embedded = 0)",
                 (json.dumps(stale),),
             )
-        if not rows:
-            return
         size = len(blobs[0]) if blobs else 0
         self.conn.execute(
             "INSERT INTO secondbrain_embed_in(id, sha, vector, error, kind) "
@@ -679,7 +677,7 @@ class _WriteGroup:
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
-        if self.started is not None and time.monotonic() - self.started > GROUP_SECONDS:
+        if self.started is not None and self.time_left() == 0:
             self.commit()
         if self.started is None:
             self.conn.execute("BEGIN IMMEDIATE")

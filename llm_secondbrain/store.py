@@ -655,7 +655,7 @@ class Brain:
                     self.conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
                     self.conn.execute("VACUUM")
                 finally:
-                    self.conn.execute("PRAGMA journal_mode = WAL").fetchall()
+                    self.conn.execute("PRAGMA journal_mode = WAL")
                 return
         self.conn.execute("VACUUM")
         self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
