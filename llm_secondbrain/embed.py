@@ -16,6 +16,7 @@ The vector table is created when the model's first answer tells us its dimension
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import queue
 import re
@@ -30,6 +31,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import cpus
 from .config import Settings
 from .ollama import (
     Embedder,
@@ -45,8 +47,9 @@ DEFAULT_BATCH_SIZE = 32
 PROBE_TEXT = "secondbrain: what dimension are your vectors?"
 META_KEYS = ("embed_model", "embed_dim", "doc_prefix", "query_prefix")
 REEMBED_KEY = "reembed_target"
-READ_AHEAD = 8  # batches of pending rows read per SELECT
-IN_FLIGHT = 16  # batches handed to the workers and not yet written, at most
+READ_AHEAD = 16  # batches of pending rows read per SELECT
+IN_FLIGHT = 32  # batches handed to the workers and not yet written, at most
+BLOCK = 16  # finished batches the writer waits for before it writes, at most (see _pipeline)
 GROUP_SECONDS = 0.25  # longest a group of batches holds the write lock
 HOLD_SECONDS = 0.01  # an answer this close is waited for with the transaction open
 CHECKPOINT_BYTES = 32 << 20  # WAL written between checkpoints while embedding, at least
@@ -328,7 +331,7 @@ class _Backlog:
         if 0 < autocheckpoint < pages:
             self.conn.execute(f"PRAGMA wal_autocheckpoint = {pages}")
         try:
-            self._pipeline(bar)
+            self._pipeline(bar, total)
         finally:
             self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
             self.conn.execute(f"PRAGMA temp_store = {int(temp_store)}")
@@ -336,7 +339,7 @@ class _Backlog:
             if bar is not None:
                 bar.__exit__(None, None, None)
 
-    def _pipeline(self, bar) -> None:
+    def _pipeline(self, bar, total: int) -> None:
         """Overlap the server and SQLite: worker threads embed the next batches while this
         thread (the only one that touches the connection) writes finished ones, in order.
 
@@ -346,9 +349,16 @@ class _Backlog:
         the fewer calls per batch it makes. Consecutive writes share one transaction for at
         most GROUP_SECONDS; it commits before this thread waits on the server longer than
         HOLD_SECONDS, so a kill loses at most one short group and another writer never waits
-        long for the lock."""
+        long for the lock.
+
+        Waking this thread costs the workers the GIL, so on a long backlog it sleeps until a
+        block of batches is back (BLOCK, and at most a sixteenth of the backlog, so progress
+        still moves in small steps). The workers and this thread run on separate CPUs
+        (see `cpus`)."""
         self._pack = struct.Struct(f"{self.dim}f").pack
-        worker = _Worker(self.threads)
+        block = max(1, min(BLOCK, total // (self.batch_size * 16)))
+        placement = cpus.split()
+        worker = _Worker(self.threads, placement[0] if placement else None)
         group = _WriteGroup(self.brain)
         in_flight: deque[_Job] = deque()
         batches = self._pending_batches()
@@ -360,22 +370,24 @@ class _Backlog:
         try:
             self._create_writer()
             fill()
-            while in_flight:
-                if not in_flight[0].done(min(HOLD_SECONDS, group.time_left())):
-                    group.commit()  # do not hold the write lock while the server works
-                ready = [in_flight.popleft()]
-                while in_flight and in_flight[0].done():
-                    ready.append(in_flight.popleft())
-                for job in ready:
-                    self._settle(job)
-                fill()  # the workers go on with the next batches while these are written
-                with group.batch():
-                    self._write(ready)
-                chunks = sum(len(job.rows) for job in ready)
-                if bar is not None:
-                    bar.update(chunks)
-                if self.on_batch is not None:
-                    self.on_batch(chunks)
+            with cpus.pinned(placement[1] if placement else None):
+                while in_flight:
+                    for job in itertools.islice(in_flight, block):
+                        if not job.done(min(HOLD_SECONDS, group.time_left())):
+                            group.commit()  # do not hold the write lock while the server works
+                            job.wait_done()
+                    ready, failure = self._take_ready(in_flight)
+                    if ready:
+                        fill()  # the workers go on with the next batches while these are written
+                        with group.batch():
+                            self._write(ready)
+                        chunks = sum(len(job.rows) for job in ready)
+                        if bar is not None:
+                            bar.update(chunks)
+                        if self.on_batch is not None:
+                            self.on_batch(chunks)
+                    if failure is not None:
+                        raise failure
             group.commit()
         except BaseException:
             group.close_after_error()
@@ -383,6 +395,19 @@ class _Backlog:
         finally:
             worker.stop()
         self._read_tally()
+
+    def _take_ready(self, in_flight: "deque[_Job]") -> "tuple[list[_Job], Exception | None]":
+        """Settle the oldest batch (waiting for it) and every finished one after it, in order.
+        A batch whose server call failed ends the list and comes back as the error, so the
+        answers before it are still written."""
+        ready: list[_Job] = []
+        while in_flight and (not ready or in_flight[0].done()):
+            try:
+                self._settle(in_flight[0])
+            except Exception as e:  # what the worker raised: an EmbedError, usually
+                return ready, e
+            ready.append(in_flight.popleft())
+        return ready, None
 
     def _pending_batches(self) -> Iterator[list[tuple[int, str, str, int | None, int]]]:
         """Pending chunks in id order, batch by batch, read a few batches at a time (as one
@@ -629,6 +654,11 @@ class _Job:
             return True
         return timeout > 0 and self._finished.wait(timeout)
 
+    def wait_done(self) -> None:
+        """Wait for the answer without taking it (`wait` re-raises the worker's error)."""
+        if self._finished is not None:
+            self._finished.wait()
+
     def wait(self) -> dict[str, bytes | str]:
         if self._finished is not None:
             self._finished.wait()
@@ -640,9 +670,11 @@ class _Job:
 
 class _Worker:
     """Daemon threads that run the batches' server calls (daemons, so Ctrl-C never waits for
-    a slow server). `threads` follows the embedder's `concurrency`."""
+    a slow server). `threads` follows the embedder's `concurrency`; `on` is the CPUs they
+    keep to (None: wherever the scheduler puts them)."""
 
-    def __init__(self, threads: int = 1):
+    def __init__(self, threads: int = 1, on: cpus.CpuSet | None = None):
+        self._cpus = on
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._threads = [
             threading.Thread(target=self._loop, name="secondbrain-embed", daemon=True)
@@ -660,6 +692,7 @@ class _Worker:
             self._queue.put(None)
 
     def _loop(self) -> None:
+        cpus.pin(self._cpus)
         while (item := self._queue.get()) is not None:
             job, fn = item
             job.run(fn)

@@ -10,6 +10,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from llm_secondbrain.embed import (  # noqa: E402
     read_fingerprint,
     vec_table_dim,
 )
-from llm_secondbrain.ollama import get_embedder  # noqa: E402
+from llm_secondbrain.ollama import ServerError, get_embedder  # noqa: E402
 from llm_secondbrain.store import ChunkRow, open_brain  # noqa: E402
 from ollama_stub import closed_port_url  # noqa: E402
 
@@ -192,6 +193,82 @@ def test_persistent_500s_stop_the_run_and_lose_nothing(env, stub):
     assert result.exit_code == 1
     assert result.output.count("\n") == 1 and "failed 2 times" in result.output
     assert check_consistent(db(env)) == {"chunks": 12, "embedded": 6, "pending": 6, "failed": 0}
+
+
+def test_a_server_failure_mid_backlog_keeps_every_answer_before_it(env, stub, monkeypatch):
+    """A long backlog is written a block of batches at a time: when the server gives out, the
+    batches answered before the failing one are still written, not thrown away with it."""
+    total = 1200  # long enough that the writer waits for blocks of batches
+    make_brain(db(env), {f"/n/{i // 100}.md": [note(i) for i in range(i, i + 100)] for i in range(0, total, 100)})
+    monkeypatch.setenv("SECONDBRAIN_OLLAMA_RETRIES", "1")
+    writes = []
+
+    def give_out(chunks: int) -> None:
+        writes.append(chunks)
+        if len(writes) == 1:
+            stub.fail_next(10_000)
+
+    with open_brain(db(env)) as brain:
+        with pytest.raises(ServerError):
+            embed_pending(brain, config.load(), batch_size=4, on_batch=give_out)
+    stub.wait_idle()
+    assert len(writes) >= 1
+    counts = check_consistent(db(env))
+    assert 0 < counts["embedded"] < total and counts["pending"] == total - counts["embedded"]
+    assert counts["embedded"] == sum(writes)
+    answered = {t.removeprefix("search_document: ") for r in stub.requests for t in r["input"]}
+    with open_brain(db(env)) as brain:
+        first_pending = brain.conn.execute(
+            "SELECT text FROM chunks WHERE embedded = 0 ORDER BY id LIMIT 1").fetchone()[0]
+        embedded = {t for (t,) in brain.conn.execute("SELECT text FROM chunks WHERE embedded = 1")}
+    assert embedded <= answered
+    assert first_pending not in answered  # the failed batch is where the brain stopped
+
+
+def _cpus_of(tid: int) -> set[int] | None:
+    try:
+        return os.sched_getaffinity(tid)
+    except ProcessLookupError:  # a worker of an earlier run, gone meanwhile
+        return None
+
+
+pinning = pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                             reason="needs Linux and two CPUs")
+
+
+@pinning
+def test_workers_and_writer_keep_to_their_own_cpus_and_the_caller_gets_its_cpus_back(env, stub):
+    make_brain(db(env), {f"/n/{i}.md": [note(i)] for i in range(40)})
+    before = os.sched_getaffinity(0)
+    seen = []
+
+    def look(_chunks: int) -> None:
+        workers = [_cpus_of(t.native_id) for t in threading.enumerate() if t.name == "secondbrain-embed"]
+        seen.append((os.sched_getaffinity(0), [w for w in workers if w is not None]))
+
+    with open_brain(db(env)) as brain:
+        report = embed_pending(brain, config.load(), batch_size=4, on_batch=look)
+    assert report.embedded == 40
+    assert os.sched_getaffinity(0) == before
+    assert seen
+    for writer, workers in seen:
+        assert writer and writer < before
+        assert workers and all(w and w < before and not w & writer for w in workers)
+
+
+@pinning
+def test_embedding_on_a_single_cpu(env, stub):
+    before = os.sched_getaffinity(0)
+    one = {min(before)}
+    os.sched_setaffinity(0, one)
+    try:
+        make_brain(db(env), {f"/n/{i}.md": [note(i)] for i in range(12)})
+        result = brain_cmd("embed", "--batch-size", "4")
+        assert result.exit_code == 0, result.output
+        assert check_consistent(db(env))["embedded"] == 12
+        assert os.sched_getaffinity(0) == one
+    finally:
+        os.sched_setaffinity(0, before)
 
 
 # -- errors the user sees ----------------------------------------------------------------------
