@@ -5,7 +5,8 @@ Builds a brain of N chunks (default 20,000) straight through the store, starts t
 in its own process answering "instantly" (precomputed vectors, pre-encoded JSON), then times:
 
   direct  the same batches (same texts, same prefix, same batch size) posted straight to the
-          stub with httpx, replies decoded with .json()
+          stub with httpx, replies decoded with .json(), from one thread kept on the CPUs
+          our embedding workers keep to
   ours    `llm brain embed` (in this process, through llm's CLI) on the fresh brain: picking,
           posting, decoding, normalising, validating, packing, writing vec0 + flags
 
@@ -69,17 +70,24 @@ def start_stub(dim: int) -> tuple[subprocess.Popen, str]:
 
 
 def run_direct(url: str, texts: list[str], batch: int, model: str) -> tuple[float, float]:
+    """The bare client. It keeps to the CPUs our embedding workers keep to (see
+    llm_secondbrain/cpus.py): a thread that stays on one CPU runs faster here, and the bare
+    client should have that too, or the ratio would credit our bookkeeping with it."""
     import httpx
 
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    with httpx.Client(base_url=url, timeout=120, trust_env=False) as client:
-        for start in range(0, len(texts), batch):
-            r = client.post("/api/embed", json={"model": model, "input": texts[start:start + batch]})
-            r.raise_for_status()
-            vectors = r.json()["embeddings"]
-            assert len(vectors) == len(texts[start:start + batch])
-    return time.perf_counter() - t0, time.process_time() - c0
+    from llm_secondbrain import cpus
+
+    placement = cpus.split()
+    with cpus.pinned(placement[0] if placement else None):
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        with httpx.Client(base_url=url, timeout=120, trust_env=False) as client:
+            for start in range(0, len(texts), batch):
+                r = client.post("/api/embed", json={"model": model, "input": texts[start:start + batch]})
+                r.raise_for_status()
+                vectors = r.json()["embeddings"]
+                assert len(vectors) == len(texts[start:start + batch])
+        return time.perf_counter() - t0, time.process_time() - c0
 
 
 def run_ours(db: Path, batch: int) -> tuple[float, float, str]:
