@@ -7,9 +7,9 @@ import llm
 
 @llm.hookimpl
 def register_commands(cli):
-    from .cli import register
+    from .cli import brain
 
-    register(cli)
+    cli.add_command(brain)
 
 
 @llm.hookimpl

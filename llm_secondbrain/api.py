@@ -1,22 +1,22 @@
-"""The Python API, for people wiring the brain into their own agents.
+"""The Python API, and the one façade every face calls (CLI, fragment, tool, MCP).
 
     from llm_secondbrain import SecondBrain
     with SecondBrain.open() as brain:          # or SecondBrain.open("path/to/brain.db")
-        brain.ingest(["~/notes"], project="notes")
+        report = brain.ingest(["~/notes"], project="notes")
         for hit in brain.recall("what did we decide about invoicing?", k=5):
             print(hit.citation, hit.score, hit.text[:80])
 
-The CLI, the `brain:` fragment loader and the `brain_recall` tool are thin callers of this.
+The faces only parse and format: whatever one face can do, the others do the same way.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 from . import config
-from .recall import DEFAULT_FUSION, DEFAULT_K, DEFAULT_POOL, DEFAULT_RRF_K, Filters, Hit, RecallResult
-from .recall import recall as _recall
+from .options import RecallOptions
+from .recall import Hit, RecallResult
 from .store import Brain, open_brain
 
 
@@ -46,105 +46,113 @@ class SecondBrain:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def ingest(self, paths: list[str], *, embed: bool = True, **options):
-        """Ingest files and folders (see `llm brain ingest --help` for the options); embeds
-        what was staged unless embed=False. Returns the IngestReport."""
+    def ingest(self, paths: list[str | os.PathLike], *, embed: bool = True, progress: bool = False,
+               **options: Any):
+        """Ingest files, folders and '-' (see `llm brain ingest --help` for the options), then
+        embed what was staged unless embed=False. Returns the IngestReport; its `embedding`
+        says what embedding did, or why it is pending (Ollama down: the chunks are stored all
+        the same and `embed()` finishes later). Raises only for what stops the ingest itself."""
         from .ingest import ingest
 
         report = ingest(self.brain, [str(p) for p in paths], self.settings, **options)
         if embed:
-            self.embed()
+            report.embedding = self.embed_pending_quietly(progress=progress)
         return report
 
-    def embed(self, **options):
+    def embed_pending_quietly(self, *, progress: bool = False) -> dict:
+        """Embed what is pending; an embedding failure becomes part of the answer instead of
+        an exception, because the text is stored and a later `embed` finishes the job."""
+        from .embed import pending_count
+        from .ollama import EmbedError
+
+        if not pending_count(self.brain):
+            return {"pending": 0}
+        try:
+            return self.embed(progress=progress).as_dict()
+        except EmbedError as e:
+            return {"pending": pending_count(self.brain), "error": e.message}
+
+    def embed(self, **options: Any):
         """Embed every pending chunk (raises ollama.EmbedError subclasses when it cannot)."""
         from .embed import embed_pending
 
         return embed_pending(self.brain, self.settings, **options)
 
+    def reembed(self, **options: Any):
+        """Rebuild every vector with the current model; resumable."""
+        from .embed import embed_pending
+
+        return embed_pending(self.brain, self.settings, reembed=True, **options)
+
+    def forget(self, *, paths=(), project: str | None = None, source: str | None = None) -> tuple[int, int]:
+        """Remove chunks everywhere by path (file or folder), project or source."""
+        return self.brain.forget(paths=paths, project=project, source=source)
+
+    def vacuum(self) -> tuple[int, int]:
+        return self.brain.vacuum()
+
     # -- reading -------------------------------------------------------------------------------
 
-    def recall(
-        self,
-        query: str,
-        k: int = DEFAULT_K,
-        mode: str = "hybrid",
-        *,
-        project: str | None = None,
-        source: str | None = None,
-        path: str | None = None,
-        since: str | None = None,
-        until: str | None = None,
-        pool: int = DEFAULT_POOL,
-        rrf_k: int = DEFAULT_RRF_K,
-        weights: dict[str, float] | None = None,
-        fusion: str = DEFAULT_FUSION,
-        exact: bool = False,
-    ) -> list[Hit]:
-        """The top `k` hits for `query`; see `search` for the degradation notes too."""
-        return self.search(query, k, mode, project=project, source=source, path=path,
-                           since=since, until=until, pool=pool, rrf_k=rrf_k, weights=weights,
-                           fusion=fusion, exact=exact).hits
+    def stats(self) -> dict:
+        return self.brain.stats()
 
-    def search(self, query: str, k: int = DEFAULT_K, mode: str = "hybrid", *,
-               project=None, source=None, path=None, since=None, until=None,
-               pool: int = DEFAULT_POOL, rrf_k: int = DEFAULT_RRF_K,
-               weights: dict[str, float] | None = None,
-               fusion: str = DEFAULT_FUSION, exact: bool = False) -> RecallResult:
+    def sources(self) -> list[dict]:
+        return self.brain.sources()
+
+    def recall(self, query: str, options: RecallOptions | None = None, **kwargs: Any) -> list[Hit]:
+        """The top hits for `query`; keyword arguments are RecallOptions fields (k, mode,
+        project, source, path, since, until, ...). See `search` for the degradation notes."""
+        return self.search(query, options, **kwargs).hits
+
+    def search(self, query: str, options: RecallOptions | None = None, **kwargs: Any) -> RecallResult:
         """Like `recall`, returning a RecallResult: the hits, the mode actually used and, when
         dense retrieval was unavailable, one-line notes saying why (it never raises for that:
-        it answers lexically). Hybrid fuses by `fusion` ("zscore" or "rrf"); without `weights`
-        the lexical weight follows the query (see recall.adaptive_weights)."""
-        if k < 1:
-            raise ValueError("k must be at least 1")
-        notes: list[str] = []
-        filters = Filters(project=project, source=source, path=path, since=since, until=until)
-        result = _recall(
-            self.brain.conn, query, k=k, mode=mode, filters=filters,
-            query_vector=self._query_vector(query, notes), pool=pool, rrf_k=rrf_k,
-            weights=weights, fusion=fusion, exact=exact,
-        )
+        it answers lexically)."""
+        from .recall import recall
+
+        if kwargs:
+            options = RecallOptions.build(**{**_as_dict(options), **kwargs})
+        options = options or RecallOptions()
+        vector, notes = (None, [])
+        if options.mode != "lexical":
+            vector, notes = self.query_vector(query)
+        result = recall(self.brain.conn, query, options, vector)
         result.notes = notes + result.notes
         return result
 
-    def _query_vector(self, query: str, notes: list[str]) -> Callable[[], bytes | None]:
-        def vector() -> bytes | None:
-            from .embed import check_fingerprint, read_fingerprint
-            from .ollama import EmbedError, get_embedder, normalise
+    def query_vector(self, query: str) -> tuple[bytes | None, list[str]]:
+        """The query's embedding as stored vectors are (float32, unit length), or None with a
+        one-line reason why meaning cannot take part."""
+        from .embed import check_fingerprint, read_fingerprint
+        from .ollama import EmbedError, serialize, shared_embedder
 
-            stored = read_fingerprint(self.brain)
-            embedded = self.brain.conn.execute(
-                "SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone()
-            if stored is None or not embedded or not self.brain.has_vectors_table():
-                notes.append("no vectors yet: answering lexically (run: llm brain embed)")
-                return None
-            try:
-                with get_embedder(self.settings) as embedder:
-                    check_fingerprint(self.brain, embedder)
-                    raw = embedder.embed_query(query)
-                vec = normalise(raw)
-            except EmbedError as e:
-                notes.append(f"{e.message.rstrip('.')}: answering lexically")
-                return None
-            except ValueError as e:
-                notes.append(f"the query embedding is unusable ({e}): answering lexically")
-                return None
-            if stored["embed_dim"] and len(vec) != stored["embed_dim"]:
-                notes.append(
-                    f"the model returned {len(vec)} dimensions but the brain holds "
-                    f"{stored['embed_dim']}: answering lexically (run: llm brain reembed)")
-                return None
-            from array import array
-
-            return array("f", vec).tobytes()
-
-        return vector
+        stored = read_fingerprint(self.brain)
+        embedded = self.brain.conn.execute(
+            "SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone()
+        if stored is None or not embedded or not self.brain.has_vectors_table():
+            return None, ["no vectors yet: answering lexically (run: llm brain embed)"]
+        try:
+            embedder = shared_embedder(self.settings)
+            check_fingerprint(self.brain, embedder)
+            vector = serialize(embedder.embed_query(query))
+        except EmbedError as e:
+            return None, [f"{e.message.rstrip('.')}: answering lexically"]
+        except ValueError as e:
+            return None, [f"the query embedding is unusable ({e}): answering lexically"]
+        if stored["embed_dim"] and len(vector) // 4 != stored["embed_dim"]:
+            return None, [
+                f"the model returned {len(vector) // 4} dimensions but the brain holds "
+                f"{stored['embed_dim']}: answering lexically (run: llm brain reembed)"]
+        return vector, []
 
 
-FRAGMENT_BUDGET = 6000  # characters: enough for several notes, never a flood
+def _as_dict(options: RecallOptions | None) -> dict:
+    import dataclasses
+
+    return dataclasses.asdict(options) if options is not None else {}
 
 
-def context_text(result: RecallResult, budget: int = FRAGMENT_BUDGET) -> str:
+def context_text(result: RecallResult, budget: int) -> str:
     """Hits as plain text for a model: each with its citation inside the text, since `llm`
     never shows a fragment's or tool's source to the model. Stops at `budget` characters."""
     if not result.hits:

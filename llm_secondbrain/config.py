@@ -15,6 +15,7 @@ DEFAULT_OLLAMA_URL = "http://localhost:11434"
 DEFAULT_EMBED_MODEL = "nomic-embed-text"
 DEFAULT_MAX_CHARS = 1600  # about 400 tokens of English prose
 DEFAULT_MIN_CHARS = 20
+DEFAULT_FRAGMENT_CHARS = 6000  # the fragment's and tool's answer: several notes, never a flood
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -71,6 +72,7 @@ class Settings:
     query_prefix: str | None = None
     timeout: float = 120.0
     retries: int = 3
+    fragment_chars: int = DEFAULT_FRAGMENT_CHARS
     extra: dict = field(default_factory=dict)
 
 
@@ -94,6 +96,7 @@ def load(env: dict | None = None, db: str | os.PathLike | None = None) -> Settin
         query_prefix=env.get("SECONDBRAIN_QUERY_PREFIX"),
         timeout=_float_env(env, "SECONDBRAIN_OLLAMA_TIMEOUT", 120.0),
         retries=_int_env(env, "SECONDBRAIN_OLLAMA_RETRIES", 3),
+        fragment_chars=_int_env(env, "SECONDBRAIN_FRAGMENT_CHARS", DEFAULT_FRAGMENT_CHARS),
     )
 
 

@@ -1,41 +1,40 @@
-"""The fragment loader and the tool: recall as text for a model. Both degrade like the CLI:
-without Ollama or vectors they answer lexically and say so on stderr."""
+"""The fragment loader and the tool: recall as text for a model, through the façade. Both
+degrade like the CLI: without Ollama or vectors they answer lexically and say so on stderr."""
 from __future__ import annotations
 
-import os
 import sys
 
 import llm
 
-from .api import FRAGMENT_BUDGET, SecondBrain, context_text
+from . import config
+from .api import SecondBrain, context_text
+from .options import RecallOptions
 
 FRAGMENT_K = 8
+TOOL_MAX_K = 20
 _said: set[str] = set()
 
 
-def _budget() -> int:
-    raw = os.environ.get("SECONDBRAIN_FRAGMENT_CHARS", "").strip()
-    return int(raw) if raw.isdigit() and int(raw) > 0 else FRAGMENT_BUDGET
-
-
-def _search(query: str, k: int):
-    with SecondBrain.open(create=False) as brain:
-        result = brain.search(query, k)
+def _search(query: str, options: RecallOptions):
+    settings = config.load()
+    with SecondBrain.open(create=False, settings=settings) as brain:
+        result = brain.search(query, options)
     for note in result.notes:
         if note not in _said:  # llm may resolve one fragment several times in a run
             _said.add(note)
             print(note, file=sys.stderr)
-    return result
+    return result, settings
 
 
 def fragment(argument: str) -> llm.Fragment:
     query = argument.strip()
     if not query:
         raise ValueError("brain: needs a query, as in -f brain:'INV/2026/00037'")
-    text = context_text(_search(query, FRAGMENT_K), _budget())
+    result, settings = _search(query, RecallOptions(k=FRAGMENT_K))
+    text = context_text(result, settings.fragment_chars)
     return llm.Fragment(f"Passages from my notes for: {query}\n\n{text}", source=f"brain:{query}")
 
 
 def tool(query: str, k: int = 5) -> str:
-    k = max(1, min(int(k), 20))
-    return context_text(_search(query, k), _budget())
+    result, settings = _search(query, RecallOptions(k=max(1, min(int(k), TOOL_MAX_K))))
+    return context_text(result, settings.fragment_chars)

@@ -29,9 +29,10 @@ class IngestReport:
     chunks_removed: int = 0
     files_removed: int = 0
     redacted: Counter = field(default_factory=Counter)
+    embedding: dict | None = None  # what embedding did afterwards, or why it is pending
 
     def as_dict(self) -> dict:
-        return {
+        out = {
             "files_seen": self.files_seen,
             "ingested": self.ingested,
             "unchanged": self.unchanged,
@@ -44,6 +45,9 @@ class IngestReport:
             "redacted": sum(self.redacted.values()),
             "redacted_by_kind": dict(self.redacted),
         }
+        if self.embedding is not None:
+            out["embedding"] = self.embedding
+        return out
 
     def summary(self) -> str:
         parts = [

@@ -282,19 +282,36 @@ def _is_input_problem(error: str) -> bool:
 # Vectors.
 
 
-def normalise(vector: Sequence[float]) -> list[float]:
-    """L2-normalise; raises ValueError for a zero or non-finite vector."""
+def _unit(vector: Sequence[float], dim: int | None = None):
+    """The one vector validator: a finite, non-zero vector of `dim` numbers, scaled to unit
+    length (as float64 numpy). Raises ValueError with a reason a person can act on."""
+    import numpy as np
+
     try:
-        norm = math.hypot(*vector)
-    except TypeError:
+        arr = np.asarray(vector, dtype=np.float64)
+    except (TypeError, ValueError):
         raise ValueError("vector holds something that is not a number") from None
+    if arr.ndim != 1:
+        raise ValueError("vector holds something that is not a number")
+    if dim is not None and arr.size != dim:
+        raise ValueError(f"wrong dimension: got {arr.size}, expected {dim}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        norm = float(np.sqrt(arr @ arr))
     if not math.isfinite(norm):
         raise ValueError("vector is not finite (NaN or infinity)")
     if norm == 0.0:
         raise ValueError("vector is all zeros")
-    if abs(norm - 1.0) < 1e-6:
-        return vector if isinstance(vector, list) else list(vector)
-    return [x / norm for x in vector]
+    return arr / norm
+
+
+def normalise(vector: Sequence[float]) -> list[float]:
+    """L2-normalise; raises ValueError for a zero or non-finite vector."""
+    return _unit(vector).tolist()
+
+
+def serialize(vector: Sequence[float], dim: int | None = None) -> bytes:
+    """A vector as the brain stores it: unit length, float32 (sqlite-vec's format)."""
+    return _unit(vector, dim).astype("<f4").tobytes()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -380,6 +397,23 @@ def _prefixes(settings: Settings, model: str) -> tuple[str, str]:
     doc = settings.doc_prefix if settings.doc_prefix is not None else (NOMIC_DOC_PREFIX if nomic else "")
     query = settings.query_prefix if settings.query_prefix is not None else (NOMIC_QUERY_PREFIX if nomic else "")
     return doc, query
+
+
+_shared: dict[tuple, Embedder] = {}
+
+
+def shared_embedder(settings: Settings) -> Embedder:
+    """One embedder (one HTTP client, one connection pool, one TLS context) per process and
+    configuration, kept for the queries that follow: recall in a chat or an agent embeds a
+    query per call, and a new client per query costs more than the query."""
+    key = (settings.ollama_url, settings.embed_model, settings.doc_prefix, settings.query_prefix,
+           settings.timeout, settings.retries)
+    embedder = _shared.get(key)
+    if embedder is None:
+        if len(_shared) >= 4:  # a test suite or a long session that changes servers
+            _shared.pop(next(iter(_shared))).close()
+        embedder = _shared[key] = get_embedder(settings)
+    return embedder
 
 
 def get_embedder(settings: Settings, *, transport: httpx.BaseTransport | None = None) -> Embedder:

@@ -33,12 +33,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-MODES = ("hybrid", "dense", "lexical")
-FUSIONS = ("zscore", "rrf")
-DEFAULT_K = 10
-DEFAULT_POOL = 200  # candidates per lane; z statistics over their files (SciFact train: 50 -> 200 +0.002)
-DEFAULT_RRF_K = 60
-DEFAULT_FUSION = "zscore"
+from .options import DEFAULT_POOL, RecallOptions
+
 DEFAULT_WEIGHTS = {"dense": 1.0, "lexical": 1.0}
 QUESTION_LEXICAL_WEIGHT = 0.05  # a question: lexical only breaks near-ties among dense's hits
 MAX_QUERY_TERMS = 64
@@ -109,6 +105,11 @@ class Filters:
 
     def __bool__(self) -> bool:
         return any((self.project, self.source, self.path, self.since, self.until))
+
+    @classmethod
+    def of(cls, options: RecallOptions) -> "Filters":
+        return cls(project=options.project, source=options.source, path=options.path,
+                   since=options.since, until=options.until)
 
 
 @dataclass
@@ -528,39 +529,26 @@ def _worker() -> ThreadPoolExecutor:
     return _executor
 
 
-def recall(
-    conn,
-    query: str,
-    *,
-    k: int = DEFAULT_K,
-    mode: str = "hybrid",
-    filters: Filters | None = None,
-    query_vector: Callable[[], bytes | None] | None = None,
-    pool: int = DEFAULT_POOL,
-    rrf_k: int = DEFAULT_RRF_K,
-    weights: dict[str, float] | None = None,
-    fusion: str = DEFAULT_FUSION,
-    exact: bool = False,
-) -> RecallResult:
-    """Rank chunks for `query`. `query_vector` returns the serialised, normalised query
-    embedding, or None (with the reason already noted by the caller) when dense is unavailable.
+def recall(conn, query: str, options: RecallOptions | None = None,
+           query_vector: bytes | None = None) -> RecallResult:
+    """Rank chunks for `query`. `query_vector` is the serialised, normalised query embedding,
+    or None when dense is unavailable (the caller notes why): the search then answers lexically.
 
-    Hybrid fuses the lanes by `fusion` ("zscore", the default, or "rrf" with `rrf_k`). Without
-    `weights` the lane weights follow the query (`adaptive_weights`); given weights apply to
-    every query. Each lane returns max(pool, k) candidates; z-scores use its top `pool`."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}")
-    if fusion not in FUSIONS:
-        raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}")
-    if weights:
-        weights, why = {**DEFAULT_WEIGHTS, **weights}, "weights given"
+    Hybrid fuses the lanes by `options.fusion` ("zscore", the default, or "rrf"). Without a
+    lexical weight the lane weights follow the query (`adaptive_weights`). Each lane returns
+    max(pool, k) candidates; z-scores use its top `pool`."""
+    options = options or RecallOptions()
+    k, mode, pool, fusion, exact = options.k, options.mode, options.pool, options.fusion, options.exact
+    filters = Filters.of(options)
+    if options.lexical_weight is not None:
+        weights, why = {**DEFAULT_WEIGHTS, "lexical": options.lexical_weight}, "weights given"
     else:
         weights, why = adaptive_weights(query)
     fetch = max(pool, k)
     lanes: dict[str, list[tuple[int, float]]] = {}
     used = mode
     if mode in ("hybrid", "dense"):
-        vector = query_vector() if query_vector else None
+        vector = query_vector
         if vector is None:
             used = "lexical"
         else:
@@ -588,7 +576,7 @@ def recall(
     else:
         if fusion == "rrf":
             fused = rrf({lane: [cid for cid, _ in found] for lane, found in lanes.items()},
-                        rrf_k, weights)
+                        options.rrf_k, weights)
         else:
             ids = [cid for found in lanes.values() for cid, _ in found]
             fused = zscore(lanes, weights, pool, groups=documents(conn, ids))

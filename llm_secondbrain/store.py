@@ -380,6 +380,14 @@ class Brain:
                 (key, value),
             )
 
+    def bump_vectors(self) -> None:
+        """Record that vec_chunks changed; call inside the transaction that changed it. A
+        process holding an in-memory copy of the vectors (vindex) compares this version
+        per query, so it never ranks by a vector the brain no longer holds."""
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('vectors_version', '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+
     def has_vectors_table(self) -> bool:
         return self.db["vec_chunks"].exists()
 
@@ -479,6 +487,8 @@ class Brain:
         """Delete chunks by id; the FTS rows go by trigger, the vectors here (same transaction)."""
         ids = list(ids)
         has_vec = self.has_vectors_table()
+        if has_vec and ids:
+            self.bump_vectors()
         for start in range(0, len(ids), 500):
             part = ids[start:start + 500]
             marks = ",".join("?" * len(part))
@@ -524,6 +534,7 @@ class Brain:
                         continue
                     if self.has_vectors_table():
                         self.conn.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
+                        self.bump_vectors()
                     self.conn.execute(
                         "UPDATE chunks SET text = ?, sha = ?, embedded = 0, embed_error = NULL, "
                         "scrub_version = ? WHERE id = ?",

@@ -1,18 +1,21 @@
 """A fast, in-process view of the brain's vectors for dense recall at scale.
 
 sqlite-vec 0.1 has no ANN index: a KNN query scans every float vector in C, about 1 ms per
-1,000 768-dim rows here, so a million chunks cost over a second per query. This module keeps
-a read-only copy of the vectors in memory, bulk-loaded from vec0's own storage (its chunk
-blobs of 1,024 vectors), and answers in two steps:
+1,000 768-dim rows here, so a million chunks cost over a second per query. A process that
+asks more than once keeps a read-only copy of the vectors in memory (read through vec0's
+public SQL) and answers in two steps:
 
 - up to EXACT_ROWS candidates: one exact BLAS matrix-vector product (float32);
 - beyond that: Hamming distance over the sign bits of every vector (64-bit popcount, about
   20x cheaper than the float scan) picks a candidate pool, which is then rescored exactly.
 
-The float vectors in `vec_chunks` stay the source of truth: nothing here is written to the
-brain, so forget, reembed, vacuum and crashes cannot leave it inconsistent. The copy is cached
-per process and per brain, and rebuilt when the vectors change (vec0's rowid sequence and row
-count are the change stamp). `recall --exact` bypasses it.
+The copy costs memory and a load, so a one-shot command (one `llm brain recall`, one
+`-f brain:` fragment) never builds it: the copy is built in the background from a process's
+second query on (or at once after `keep_warm()`, for servers), and meanwhile vec0 answers
+exactly. The vectors in `vec_chunks` stay the source of truth: every write to them bumps
+`meta.vectors_version` in the same transaction, and a copy whose version is not the brain's
+is never used, so a vector replaced under the same chunk id by another process is never
+ranked by its old value. `recall --exact` bypasses the copy.
 """
 from __future__ import annotations
 
@@ -26,7 +29,6 @@ MIN_CANDIDATES = 4096  # Hamming pool rescored exactly, at least
 CANDIDATE_FACTOR = 8  # ... and at least this many per requested hit (a lane asks for 200)
 
 _lock = threading.Lock()
-_cache: dict[str, tuple[tuple, "DenseIndex"]] = {}
 
 
 class DenseIndex:
@@ -94,62 +96,33 @@ def ids_array(rows) -> np.ndarray:
     return np.fromiter((r[0] for r in rows), dtype=np.int64)
 
 
-def _stamp(conn, table: str) -> tuple:
-    seq = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (f"{table}_rowids",)).fetchone()
-    count = conn.execute(f'SELECT count(*) FROM "{table}_rowids"').fetchone()[0]
-    return (seq[0] if seq else 0, count)
+VERSION_KEY = "vectors_version"
 
 
-def _bulk_load(conn, table: str, dim: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """Read vec0's chunk blobs directly: 1,024 vectors per row instead of one per row. Returns
-    None when the storage is not laid out as expected, and the caller reads row by row."""
+def version(conn) -> str:
+    """The brain's vector version: bumped by every write to vec_chunks (store.bump_vectors)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (VERSION_KEY,)).fetchone()
+    return row[0] if row else "0"
+
+
+def load(conn, dim: int, table: str = "vec_chunks") -> tuple[str, DenseIndex]:
+    """(vector version, index), read in one read transaction so the two agree."""
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
     try:
-        chunks = conn.execute(
-            f'SELECT chunk_id, size, validity, rowids FROM "{table}_chunks" ORDER BY chunk_id'
-        ).fetchall()
+        stamp = version(conn)
         ids, vecs = [], []
-        for chunk_id, size, validity, rowids in chunks:
-            row = conn.execute(
-                f'SELECT vectors FROM "{table}_vector_chunks00" WHERE rowid = ?', (chunk_id,)
-            ).fetchone()
-            if row is None or len(row[0]) != size * dim * 4 or len(rowids) != size * 8:
-                return None
-            valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[:size].astype(bool)
-            ids.append(np.frombuffer(rowids, np.int64)[valid])
-            vecs.append(np.frombuffer(row[0], np.float32).reshape(size, dim)[valid])
-    except Exception:  # a different sqlite-vec layout: use the public interface instead
-        return None
-    if not ids:
-        return np.empty(0, np.int64), np.empty((0, dim), np.float32)
-    return np.concatenate(ids), np.concatenate(vecs)
-
-
-def _row_load(conn, table: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    ids, vecs = [], []
-    for rowid, blob in conn.execute(f'SELECT rowid, embedding FROM "{table}"'):
-        ids.append(rowid)
-        vecs.append(np.frombuffer(blob, np.float32))
-    if not ids:
-        return np.empty(0, np.int64), np.empty((0, dim), np.float32)
-    return np.asarray(ids, np.int64), np.vstack(vecs)
-
-
-def load(conn, dim: int, table: str = "vec_chunks") -> tuple[tuple, DenseIndex]:
-    """(change stamp, index) read in one transaction."""
-    with _lock:
-        # read the stamp and the vectors in one read transaction, so they agree
-        own = not conn.in_transaction
+        for rowid, blob in conn.execute(f'SELECT rowid, embedding FROM "{table}"'):
+            ids.append(rowid)
+            vecs.append(blob)
+    finally:
         if own:
-            conn.execute("BEGIN")
-        try:
-            stamp = _stamp(conn, table)
-            loaded = _bulk_load(conn, table, dim)
-            if loaded is None or len(loaded[0]) != stamp[1]:
-                loaded = _row_load(conn, table, dim)
-        finally:
-            if own:
-                conn.execute("COMMIT")
-        return stamp, DenseIndex(*loaded)
+            conn.execute("COMMIT")
+    if not ids:
+        return stamp, DenseIndex(np.empty(0, np.int64), np.empty((0, dim), np.float32))
+    matrix = np.frombuffer(b"".join(vecs), np.float32).reshape(len(ids), dim)
+    return stamp, DenseIndex(np.asarray(ids, np.int64), matrix)
 
 
 def _db_path(conn) -> str:
@@ -159,50 +132,46 @@ def _db_path(conn) -> str:
     return ""
 
 
-def _current(conn, key: str, table: str) -> DenseIndex | None:
-    """The cached index under `key` if the vectors have not changed since it was built."""
-    cached = _cache.get(key)
-    if cached is None:
-        return None
-    # nothing committed by anyone since this connection last checked: still current
-    marker = (id(conn), conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
-    if _checked.get(key) == marker:
-        return cached[1]
-    if cached[0] != _stamp(conn, table):
-        return None
-    _checked[key] = marker
-    return cached[1]
+_cache: dict[str, tuple[str, DenseIndex]] = {}
+_asked: dict[str, int] = {}
+_building: set[str] = set()
+_long_lived = False
+
+
+def keep_warm() -> None:
+    """Say this process is long-lived (a server, an agent): build the copy from the first
+    query on instead of the second."""
+    global _long_lived
+    _long_lived = True
 
 
 def get(conn, dim: int, table: str = "vec_chunks") -> DenseIndex:
-    """The cached index of this brain, (re)built now if the vectors changed since."""
+    """The current copy of this brain's vectors, built now (in this thread) if needed."""
     key = f"{_db_path(conn)}:{table}"
-    index = _current(conn, key, table)
-    if index is None:
-        _cache[key] = load(conn, dim, table)
-        index = _cache[key][1]
-    return index
+    cached = _cache.get(key)
+    if cached is None or cached[0] != version(conn):
+        _cache[key] = cached = load(conn, dim, table)
+    return cached[1]
 
 
 def warm(conn, dim: int, table: str = "vec_chunks") -> DenseIndex | None:
-    """The cached index if it is current; otherwise None, after starting a background build
-    (on its own connection) so the next query in this process finds it. A one-shot command
-    thus never pays for the build, and a long-lived process (an agent, a chat with the tool)
-    pays once."""
+    """The copy if it is current; otherwise None (the caller scans vec0 exactly), after
+    starting a background build on its own connection when this process has asked before
+    or is long-lived."""
     path = _db_path(conn)
     key = f"{path}:{table}"
-    index = _current(conn, key, table)
-    if index is not None:
-        return index
-    if path and key not in _building:
-        _building.add(key)
+    cached = _cache.get(key)
+    if cached is not None and cached[0] == version(conn):
+        return cached[1]
+    with _lock:
+        _asked[key] = _asked.get(key, 0) + 1
+        start = path and key not in _building and (_long_lived or _asked[key] >= 2)
+        if start:
+            _building.add(key)
+    if start:
         threading.Thread(target=_build, args=(path, key, dim, table), daemon=True,
                          name="secondbrain-vindex").start()
     return None
-
-
-_building: set[str] = set()
-_checked: dict[str, tuple] = {}
 
 
 def _build(path: str, key: str, dim: int, table: str) -> None:
@@ -211,16 +180,18 @@ def _build(path: str, key: str, dim: int, table: str) -> None:
     try:
         conn, _ = _raw_connect(path, None)
         try:
-            conn.execute("PRAGMA mmap_size = 1073741824")
             _cache[key] = load(conn, dim, table)
         finally:
             conn.close()
     except Exception:  # a failed warm-up only means the exact scan keeps answering
         pass
     finally:
-        _building.discard(key)
+        with _lock:
+            _building.discard(key)
 
 
 def forget_cache() -> None:
+    global _long_lived
     _cache.clear()
-    _checked.clear()
+    _asked.clear()
+    _long_lived = False

@@ -22,6 +22,7 @@ from conftest import dump_brain, llm_cmd, unprivileged
 from faultkit import check_invariants, content, tree_snapshot
 from ollama_stub import OllamaStub
 
+from llm_secondbrain.options import RecallOptions
 from llm_secondbrain.recall import fts_query, recall
 from llm_secondbrain.segment import segment
 from llm_secondbrain.store import ChunkRow, open_brain
@@ -57,7 +58,7 @@ def _match_never_raises(brain, query: str) -> None:
             "SELECT rowid, bm25(fts_chunks) FROM fts_chunks WHERE fts_chunks MATCH ? LIMIT 5", (q,)
         ).fetchall()
     # and the whole lexical path the CLI runs (the literal-identifier lane included)
-    recall(brain.conn, query, mode="lexical", k=3)
+    recall(brain.conn, query, RecallOptions(mode="lexical", k=3))
 
 
 _queries = st.one_of(
@@ -81,6 +82,7 @@ def test_fts_query_never_makes_match_raise(fts_brain, query):
 
 _HUNDRED_KB = """\
 import sys
+from llm_secondbrain.options import RecallOptions
 from llm_secondbrain.recall import fts_query, recall
 from llm_secondbrain.store import open_brain
 units = ["word ", '"', "NEAR( ", "a-b ", "\\x00", "INV/2026/00037 ", "\\U0001f642", "x",
@@ -92,7 +94,7 @@ with open_brain(sys.argv[1], create=False) as brain:
         q = fts_query(query)
         if q is not None:
             brain.conn.execute("SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ?", (q,)).fetchall()
-        recall(brain.conn, query, mode="lexical", k=3)
+        recall(brain.conn, query, RecallOptions(mode="lexical", k=3))
         print(repr(unit), flush=True)
 """
 

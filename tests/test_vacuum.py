@@ -23,7 +23,7 @@ def test_vacuum_compacts_and_keeps_every_vector(run, tmp_path, ollama, brain_pat
         ids = {r[0] for r in brain.brain.conn.execute("SELECT rowid FROM vec_chunks")}
         chunk_ids = {r[0] for r in brain.brain.conn.execute("SELECT id FROM chunks")}
         assert ids == chunk_ids
-        hit = brain.recall("detail7 subject7", 1, "dense", exact=True)[0]
+        hit = brain.recall("detail7 subject7", k=1, mode="dense", exact=True)[0]
         assert hit.path.endswith("n7.md")
     conn = sqlite3.connect(brain_path)
     conn.execute("INSERT INTO fts_chunks(fts_chunks, rank) VALUES ('integrity-check', 1)")
@@ -55,7 +55,7 @@ def test_vacuum_moves_an_older_brain_to_larger_pages(run, tmp_path, ollama, brai
     stats = json.loads(run("brain", "stats", "--json").stdout)
     assert stats["chunks"] == stats["embedded"] == 30
     with SecondBrain.open(brain_path) as brain:
-        assert brain.recall("detail7 subject3", 1, "dense", exact=True)[0].path.endswith("n7.md")
+        assert brain.recall("detail7 subject3", k=1, mode="dense", exact=True)[0].path.endswith("n7.md")
 
 
 def test_vacuum_without_a_brain_is_one_line(run):
