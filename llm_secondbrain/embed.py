@@ -1,8 +1,9 @@
-"""The embedding backlog: pick `embedded = 0`, batch, normalise, validate, write vectors,
-quarantine what cannot be embedded.
+"""The embedding backlog: a plain loop that picks `embedded = 0`, batches, normalises,
+validates, writes vectors, and quarantines what cannot be embedded.
 
-Invariants, kept by writing whole batches in short transactions (kill the process at any
-moment and the next run continues where it stopped):
+One request is in flight while the answer before it is written (the model's time dominates:
+more machinery buys a few per cent at most). Invariants, kept by writing each batch in one
+short transaction (kill the process at any moment and the next run continues where it stopped):
 
 - a chunk has `embedded = 1` exactly when `vec_chunks` holds one vector for it;
 - no vector exists without its chunk (`store._delete_ids` removes both together);
@@ -15,44 +16,22 @@ The vector table is created when the model's first answer tells us its dimension
 """
 from __future__ import annotations
 
-import contextlib
-import itertools
 import json
-import queue
 import re
-import struct
 import sys
 import threading
-import time
-from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
-
-from . import cpus
 from .config import Settings
-from .ollama import (
-    Embedder,
-    EmbedError,
-    InputRejected,
-    ServerError,
-    get_embedder,
-    normalise,
-)
-from .store import DB_ERRORS, Brain
+from .ollama import Embedder, EmbedError, InputRejected, ServerError, get_embedder, serialize
+from .store import Brain
 
 DEFAULT_BATCH_SIZE = 32
 PROBE_TEXT = "secondbrain: what dimension are your vectors?"
 META_KEYS = ("embed_model", "embed_dim", "doc_prefix", "query_prefix")
 REEMBED_KEY = "reembed_target"
-READ_AHEAD = 16  # batches of pending rows read per SELECT
-IN_FLIGHT = 32  # batches handed to the workers and not yet written, at most
-BLOCK = 16  # finished batches the writer waits for before it writes, at most (see _pipeline)
-GROUP_SECONDS = 0.25  # longest a group of batches holds the write lock
-HOLD_SECONDS = 0.01  # an answer this close is waited for with the transaction open
-CHECKPOINT_BYTES = 32 << 20  # WAL written between checkpoints while embedding, at least
 
 
 class FingerprintMismatch(EmbedError):
@@ -170,9 +149,11 @@ def embed_pending(
     """Embed every pending chunk of `brain`; returns what happened.
 
     `embedder` defaults to `get_embedder(settings)`. `progress=True` shows a bar on stderr
-    when stderr is a terminal. Raises ollama.OllamaUnreachable, ModelMissing, ServerError,
-    FingerprintMismatch (all EmbedError, one-line messages); chunks not yet written stay
-    pending, so a later run continues.
+    when stderr is a terminal; `on_batch(n)` is called after each batch of n chunks is
+    written. Raises ollama.OllamaUnreachable, ModelMissing, ServerError, FingerprintMismatch
+    (all EmbedError, one-line messages) when the server cannot embed at all; chunks not yet
+    written stay pending, so a later run continues. A text the server fails on while it
+    answers others is quarantined instead (see `_embed_isolating`).
     """
     if batch_size < 1:
         raise ValueError("--batch-size must be at least 1")
@@ -195,6 +176,10 @@ def reembed_all(brain: Brain, settings: Settings | None = None, **kwargs) -> Emb
     return embed_pending(brain, settings, reembed=True, **kwargs)
 
 
+Row = tuple[int, str, str]  # chunk id, text sha, text
+Answer = bytes | str  # a vector ready to store, or why there is none
+
+
 class _Backlog:
     def __init__(self, brain: Brain, embedder: Embedder, batch_size: int, progress: bool,
                  on_batch: Callable[[int], None] | None):
@@ -207,14 +192,6 @@ class _Backlog:
         self.dim: int | None = None
         self.probed_dim: int | None = None
         self.report = EmbedReport(model=embedder.name)
-        self._tally: Counter[str] = Counter()  # rows sent to the writer, by kind
-        # a caller's own embedder may not say; one request at a time is always safe
-        self.threads = max(1, int(getattr(embedder, "concurrency", 1)))
-        # Answers of the latest batches, settled but perhaps not written yet: twins the SQL
-        # lookup of a page of pending rows cannot see. One dict for lookups; the deque says
-        # which batch each came from, to forget the oldest (they are in the brain by then).
-        self._answers: dict[str, bytes | str] = {}
-        self._recent: deque[dict[str, bytes | str]] = deque()
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -261,6 +238,7 @@ class _Backlog:
         self._probe()
         with self.brain.write():
             self.conn.execute("DROP TABLE IF EXISTS vec_chunks")
+            self.brain.bump_vectors()
             self.conn.execute(
                 "UPDATE chunks SET embedded = 0, embed_error = NULL WHERE embedded != 0 OR embed_error IS NOT NULL"
             )
@@ -273,7 +251,7 @@ class _Backlog:
         if self.probed_dim is None:
             vectors = self.embedder.embed_documents([PROBE_TEXT])
             try:
-                self.probed_dim = len(normalise(vectors[0]))
+                self.probed_dim = len(serialize(vectors[0])) // 4
             except (ValueError, IndexError) as e:
                 raise ServerError(f"{self.embedder.name} returned an unusable vector: {e}") from None
         return self.probed_dim
@@ -309,439 +287,184 @@ class _Backlog:
                 self.brain.set_meta("query_prefix", self.embedder.query_prefix)
 
     def _drain(self, total: int) -> None:
+        """The loop: while batch N's answer is written, batch N+1's request is in flight
+        (never more than one), so the server is never idle waiting for SQLite."""
         bar = None
         if self.progress and sys.stderr.isatty():
             import click
 
             bar = click.progressbar(length=total, label="embedding", file=sys.stderr)
             bar.__enter__()
-        # vec0 keeps vectors in blobs of 1,024; a page cache that holds one keeps each
-        # batch's write from re-reading it (about 4x faster on 768 dimensions).
-        # Checkpointing every 32 MB rather than every 1,000 pages saves fsyncs on small pages;
-        # the WAL is folded back when the brain closes. The statement journal of each write
-        # (which copies every page the write touches) and the writer's temporary tables
-        # stay in memory instead of in temporary files.
-        cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
-        temp_store = self.conn.execute("PRAGMA temp_store").fetchone()[0]
-        self.conn.execute("PRAGMA temp_store = MEMORY")
-        autocheckpoint = self.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
-        if -65536 < cache < 0 or 0 < cache < 16384:
-            self.conn.execute("PRAGMA cache_size = -65536")
-        pages = CHECKPOINT_BYTES // self.conn.execute("PRAGMA page_size").fetchone()[0]
-        if 0 < autocheckpoint < pages:
-            self.conn.execute(f"PRAGMA wal_autocheckpoint = {pages}")
         try:
-            self._pipeline(bar, total)
+            batches = self._batches()
+            previous: dict[str, Answer] = {}
+            current = self._send(next(batches, None), previous)
+            while current is not None:
+                rows, answers = current[0], current[1].result()
+                previous = answers
+                current = self._send(next(batches, None), previous)
+                written = self._write(rows, answers)
+                if bar is not None:
+                    bar.update(written)
+                if self.on_batch is not None:
+                    self.on_batch(written)
         finally:
-            self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
-            self.conn.execute(f"PRAGMA temp_store = {int(temp_store)}")
-            self.conn.execute(f"PRAGMA wal_autocheckpoint = {int(autocheckpoint)}")
             if bar is not None:
                 bar.__exit__(None, None, None)
 
-    def _pipeline(self, bar, total: int) -> None:
-        """Overlap the server and SQLite: worker threads embed the next batches while this
-        thread (the only one that touches the connection) writes finished ones, in order.
-
-        Every batch that is back when this thread comes to write is written by one statement
-        (see `_write`): each call into SQLite gives up the GIL and must win it back from a
-        worker that holds it for a whole JSON decode, so the further this thread falls behind,
-        the fewer calls per batch it makes. Consecutive writes share one transaction for at
-        most GROUP_SECONDS; it commits before this thread waits on the server longer than
-        HOLD_SECONDS, so a kill loses at most one short group and another writer never waits
-        long for the lock.
-
-        Waking this thread costs the workers the GIL, so on a long backlog it sleeps until a
-        block of batches is back (BLOCK, and at most a sixteenth of the backlog, so progress
-        still moves in small steps). The workers and this thread run on separate CPUs
-        (see `cpus`)."""
-        self._pack = struct.Struct(f"{self.dim}f").pack
-        block = max(1, min(BLOCK, total // (self.batch_size * 16)))
-        placement = cpus.split()
-        worker = _Worker(self.threads, placement[0] if placement else None)
-        group = _WriteGroup(self.brain)
-        in_flight: deque[_Job] = deque()
-        batches = self._pending_batches()
-
-        def fill() -> None:
-            while len(in_flight) < IN_FLIGHT and (rows := next(batches, None)) is not None:
-                in_flight.append(self._prepare(rows, in_flight, worker))
-
-        try:
-            self._create_writer()
-            fill()
-            with cpus.pinned(placement[1] if placement else None):
-                while in_flight:
-                    for job in itertools.islice(in_flight, block):
-                        if not job.done(min(HOLD_SECONDS, group.time_left())):
-                            group.commit()  # do not hold the write lock while the server works
-                            job.wait_done()
-                    ready, failure = self._take_ready(in_flight)
-                    if ready:
-                        fill()  # the workers go on with the next batches while these are written
-                        with group.batch():
-                            self._write(ready)
-                        chunks = sum(len(job.rows) for job in ready)
-                        if bar is not None:
-                            bar.update(chunks)
-                        if self.on_batch is not None:
-                            self.on_batch(chunks)
-                    if failure is not None:
-                        raise failure
-            group.commit()
-        except BaseException:
-            group.close_after_error()
-            raise
-        finally:
-            worker.stop()
-        self._read_tally()
-
-    def _take_ready(self, in_flight: "deque[_Job]") -> "tuple[list[_Job], Exception | None]":
-        """Settle the oldest batch (waiting for it) and every finished one after it, in order.
-        A batch whose server call failed ends the list and comes back as the error, so the
-        answers before it are still written."""
-        ready: list[_Job] = []
-        while in_flight and (not ready or in_flight[0].done()):
-            try:
-                self._settle(in_flight[0])
-            except Exception as e:  # what the worker raised: an EmbedError, usually
-                return ready, e
-            ready.append(in_flight.popleft())
-        return ready, None
-
-    def _pending_batches(self) -> Iterator[list[tuple[int, str, str, int | None, int]]]:
-        """Pending chunks in id order, batch by batch, read a few batches at a time (as one
-        JSON row: see `_write`), each with the id of an embedded chunk of the same text and
-        whether it has a vector already (only brains from the seed script have such)."""
+    def _batches(self) -> Iterator[list[Row]]:
+        """Pending chunks in id order, a batch at a time."""
         last_id = 0
         while True:
-            (page,) = self.conn.execute(
-                "SELECT json_group_array(json_array(id, sha, text, "
-                # `+embedded`: look up by sha; the planner would otherwise walk every embedded row.
-                "  (SELECT min(t.id) FROM chunks t WHERE t.sha = p.sha AND +t.embedded = 1), "
-                "  EXISTS (SELECT 1 FROM vec_chunks_rowids r WHERE r.rowid = p.id))) "
-                "FROM (SELECT id, sha, text FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?) p",
-                (last_id, self.batch_size * READ_AHEAD),
-            ).fetchone()
-            rows = sorted(tuple(row) for row in json.loads(page))
+            rows = self.conn.execute(
+                "SELECT id, sha, text FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?",
+                (last_id, self.batch_size),
+            ).fetchall()
             if not rows:
                 return
             last_id = rows[-1][0]
-            for start in range(0, len(rows), self.batch_size):
-                yield rows[start:start + self.batch_size]
+            yield rows
+
+    def _send(self, rows: list[Row] | None, previous: dict[str, Answer]):
+        """Start embedding a batch: what an embedded chunk of the same text (or the batch
+        just answered) already has is reused; the rest goes to the server on a thread."""
+        if rows is None:
+            return None
+        texts = dict((sha, text) for _cid, sha, text in rows)
+        known = {sha: previous[sha] for sha in texts if isinstance(previous.get(sha), bytes)}
+        known.update(self._twins([sha for sha in texts if sha not in known]))
+        todo = [(sha, text) for sha, text in texts.items() if sha not in known]
+        return rows, _InFlight(lambda: {**known, **self._embed_isolating(todo)}, set(known))
+
+    def _twins(self, shas: list[str]) -> dict[str, bytes]:
+        """Vectors of embedded chunks with the same text, by sha."""
+        if not shas:
+            return {}
+        marks = ",".join("?" * len(shas))
+        owners = dict(self.conn.execute(
+            f"SELECT min(id), sha FROM chunks WHERE sha IN ({marks}) AND embedded = 1 GROUP BY sha",
+            shas).fetchall())
+        if not owners:
+            return {}
+        marks = ",".join("?" * len(owners))
+        return {owners[rowid]: bytes(blob) for rowid, blob in self.conn.execute(
+            f"SELECT rowid, embedding FROM vec_chunks WHERE rowid IN ({marks})", list(owners))}
 
     # -- one batch -----------------------------------------------------------------------------
 
-    def _prepare(self, rows: list[tuple[int, str, str, int | None, int]], in_flight: "deque[_Job]",
-                 worker: "_Worker") -> "_Job":
-        """Find what can be reused, queue the rest for the server. `rows` carry the id of an
-        embedded twin (same text) when the page was read."""
-        texts: dict[str, str] = {}
-        twins: dict[int, str] = {}
-        for _cid, sha, text, twin, _stale in rows:
-            texts.setdefault(sha, text)
-            if twin is not None:
-                twins.setdefault(twin, sha)
-        job = _Job([(cid, sha, text) for cid, sha, text, _twin, _stale in rows])
-        job.stale = [cid for cid, _sha, _text, _twin, stale in rows if stale]
-        job.results = self._vectors_of(twins) if twins else {}
-        for sha in texts:
-            if sha not in job.results and isinstance(res := self._answered(sha), bytes):
-                job.results[sha] = res
-        job.reused = set(job.results)
-        # A text an earlier batch is embedding right now: take its answer, do not ask twice.
-        asked = set().union(*(j.todo_shas for j in in_flight))
-        job.deferred = {sha for sha in texts if sha not in job.results and sha in asked}
-        todo = [(sha, t) for sha, t in texts.items() if sha not in job.results and sha not in job.deferred]
-        job.todo_shas = {sha for sha, _t in todo}
-        if todo:
-            worker.submit(job, lambda: self._embed_isolating(todo))
-        return job
-
-    def _settle(self, job: "_Job") -> None:
-        """Complete a finished batch's answers: texts deferred to an earlier batch take its
-        answer. Later batches may then take this one's."""
-        results = job.wait()  # re-raises what the worker raised
-        for sha in job.deferred:
-            res = self._answered(sha)
-            results[sha] = res if res is not None else "its twin in an earlier batch was not embedded"
-            if isinstance(res, bytes):
-                job.reused.add(sha)
-        self._answers.update(results)
-        self._recent.append(results)
-        if len(self._recent) > IN_FLIGHT + 2 * READ_AHEAD:
-            for sha, res in self._recent.popleft().items():
-                if self._answers.get(sha) is res:  # not answered again by a later batch
-                    del self._answers[sha]
-
-    def _answered(self, sha: str) -> bytes | str | None:
-        return self._answers.get(sha)
-
-    def _vectors_of(self, twins: dict[int, str]) -> dict[str, bytes]:
-        """The vectors of embedded twins (chunk id -> sha), by sha."""
-        marks = ",".join("?" * len(twins))
-        return {
-            twins[rowid]: bytes(blob)
-            for rowid, blob in self.conn.execute(
-                f"SELECT rowid, embedding FROM vec_chunks WHERE rowid IN ({marks})", list(twins)
-            )
-        }
-
-    def _embed_isolating(self, items: list[tuple[str, str]]) -> dict[str, bytes | str]:
-        """Embed `items` (sha, text); a refused request is split in halves until the refused
-        input stands alone and is marked failed, so one bad chunk never stops the batch."""
+    def _embed_isolating(self, items: list[tuple[str, str]]) -> dict[str, Answer]:
+        """Embed `items` (sha, text). A request the server refuses, or keeps failing on while
+        it answers others, is split in halves until the text it fails on stands alone; that
+        text is quarantined with the server's reason, so one bad chunk never blocks the
+        backlog. Only a server that fails every request stops the run."""
+        if not items:
+            return {}
         try:
             vectors = self.embedder.embed_documents([text for _sha, text in items])
         except InputRejected as e:
-            if len(items) == 1:
-                return {items[0][0]: _safe_reason(f"rejected by the server: {e.reason}", items[0][1])}
-            mid = len(items) // 2
-            out = self._embed_isolating(items[:mid])
-            out.update(self._embed_isolating(items[mid:]))
-            return out
-        return dict(zip((sha for sha, _text in items), self._validate(vectors)))
+            reason = f"rejected by the server: {e.reason}"
+        except ServerError as e:
+            if not self._server_answers():
+                raise  # down or broken for every input: stop, the chunks stay pending
+            reason = f"the server failed on this text: {e.message}"
+        else:
+            return dict(zip((sha for sha, _text in items), self._validate(vectors)))
+        if len(items) == 1:
+            return {items[0][0]: _safe_reason(reason, items[0][1])}
+        mid = len(items) // 2
+        return {**self._embed_isolating(items[:mid]), **self._embed_isolating(items[mid:])}
 
-    def _validate(self, vectors: list) -> list[bytes | str]:
-        """Each vector as float32 bytes of unit length, or the reason it is unusable. Runs in
-        the worker thread: the model's values are packed once (struct is the cheapest way from
-        a list of floats to bytes), the norms are taken in one numpy call, and only a vector
-        that is not unit length already is normalised (in float64)."""
-        pack = self._pack
-        out: list[bytes | str] = []
-        packed: list[int] = []
+    def _server_answers(self) -> bool:
+        """Whether the server embeds a harmless text right now."""
+        try:
+            self.embedder.embed_documents([PROBE_TEXT])
+        except EmbedError:
+            return False
+        return True
+
+    def _validate(self, vectors: list) -> list[Answer]:
+        """Each vector as stored bytes, or the reason it is unusable."""
+        out: list[Answer] = []
         for vector in vectors:
-            if not isinstance(vector, (list, tuple)):
-                out.append("vector holds something that is not a number")
-                continue
-            if len(vector) != self.dim:
+            if isinstance(vector, (list, tuple)) and len(vector) != self.dim and self._probe() != self.dim:
                 # One odd vector is that chunk's problem; the model changing size is not.
-                if self._probe() != self.dim:
-                    raise _mismatch_dim(self.embedder, self.probed_dim, self.dim)
-                out.append(f"wrong dimension: got {len(vector)}, expected {self.dim}")
-                continue
+                raise _mismatch_dim(self.embedder, self.probed_dim, self.dim)
             try:
-                out.append(pack(*vector))
-            except struct.error:
-                out.append("vector holds something that is not a number")
-                continue
-            except OverflowError:
-                out.append("vector is not finite (NaN or infinity)")
-                continue
-            packed.append(len(out) - 1)
-        if not packed:
-            return out
-        matrix = np.frombuffer(b"".join(out[i] for i in packed), dtype=np.float32)
-        wide = matrix.reshape(len(packed), self.dim).astype(np.float64)
-        with np.errstate(over="ignore", invalid="ignore"):
-            norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))
-        for row in np.flatnonzero(~(np.abs(norms - 1.0) < 1e-6)):
-            i, norm = packed[row], norms[row]
-            if not np.isfinite(norm):
-                out[i] = "vector is not finite (NaN or infinity)"
-            elif norm == 0.0:
-                out[i] = "vector is all zeros"
-            else:
-                out[i] = (wide[row] / norm).astype(np.float32).tobytes()
+                out.append(serialize(vector, self.dim))
+            except ValueError as e:
+                out.append(str(e))
         return out
 
-    def _create_writer(self) -> None:
-        """The batch writer: a temporary view whose INSTEAD OF trigger writes one chunk's
-        answer, so a single INSERT writes every chunk of several batches (see `_write`).
-
-        Only a chunk still pending with the same text is written: an ingest or forget may
-        have changed it while we waited for the server. A second trigger notes the chunks
-        skipped that way, in the same transaction, so the report counts what was written.
-        Temporary objects live in this connection only, never in the brain file."""
-        live = "(SELECT sha FROM chunks WHERE id = NEW.id AND embedded = 0) IS NEW.sha"
-        self.conn.execute(
-            "CREATE TEMP TABLE IF NOT EXISTS secondbrain_embed_skipped(kind TEXT)"
-        )
-        self.conn.execute("DELETE FROM temp.secondbrain_embed_skipped")
-        self.conn.execute(
-            "CREATE TEMP VIEW IF NOT EXISTS secondbrain_embed_in(id, sha, vector, error, kind) "
-            "AS SELECT NULL, NULL, NULL, NULL, NULL"
-        )
-        self.conn.execute(
-            "CREATE TEMP TRIGGER IF NOT EXISTS secondbrain_embed_write "
-            f"INSTEAD OF INSERT ON secondbrain_embed_in WHEN {live} "
-            "BEGIN "
-            "  INSERT INTO vec_chunks(rowid, embedding) SELECT NEW.id, NEW.vector WHERE NEW.vector IS NOT NULL; "
-            "  UPDATE chunks SET embedded = iif(NEW.vector IS NULL, -1, 1), embed_error = NEW.error "
-            "    WHERE id = NEW.id; "
-            "END"
-        )
-        self.conn.execute(
-            "CREATE TEMP TRIGGER IF NOT EXISTS secondbrain_embed_skip "
-            f"INSTEAD OF INSERT ON secondbrain_embed_in WHEN NOT {live} "
-            "BEGIN INSERT INTO secondbrain_embed_skipped(kind) VALUES (NEW.kind); END"
-        )
-
-    def _write(self, jobs: "list[_Job]") -> None:
-        """Write the answers of `jobs` with one statement; the caller holds the transaction.
-        Rows travel as one JSON array and the vectors as one blob, sliced in SQL."""
-        rows, blobs, stale = [], [], []
-        for job in jobs:
-            results, reused = job.results, job.reused
-            stale += job.stale
-            first: set[str] = set()
-            for cid, sha, _text in job.rows:
-                res = results[sha]
-                if isinstance(res, bytes):
-                    # the first chunk of a text the model embedded in this batch counts as
-                    # embedded, the others as reused
-                    kind = "reused" if sha in reused or sha in first else "embedded"
-                    first.add(sha)
-                    rows.append((cid, sha, len(blobs), None, kind))
-                    blobs.append(res)
+    def _write(self, rows: list[Row], answers: dict[str, Answer]) -> int:
+        """Write one batch in one transaction. Only a chunk still pending with the same text
+        is written: an ingest or forget may have changed it while the server worked. A
+        pending chunk that has an old vector (brains from the seed script) loses it."""
+        ids = [cid for cid, _sha, _text in rows]
+        marks = ",".join("?" * len(ids))
+        done: set[str] = set()
+        with self.brain.write():
+            live = dict(self.conn.execute(
+                f"SELECT id, sha FROM chunks WHERE id IN ({marks}) AND embedded = 0", ids).fetchall())
+            stale = [r[0] for r in self.conn.execute(
+                f"SELECT rowid FROM vec_chunks WHERE rowid IN ({','.join('?' * len(live))})", list(live))
+            ] if live else []
+            if stale:
+                self.conn.execute(f"DELETE FROM vec_chunks WHERE rowid IN ({','.join('?' * len(stale))})", stale)
+            vectors, states = [], []
+            for cid, sha, _text in rows:
+                if live.get(cid) != sha:
+                    continue
+                answer = answers[sha]
+                if isinstance(answer, bytes):
+                    vectors.append((cid, answer))
+                    states.append((1, None, cid))
+                    reused = sha in answers.reused or sha in done
+                    done.add(sha)
+                    if reused:
+                        self.report.reused += 1
+                    else:
+                        self.report.embedded += 1
                 else:
-                    kind = "failed"
-                    rows.append((cid, sha, None, res, kind))
-                self._tally[kind] += 1
-        if stale:
-            # A pending chunk's old vector goes, whatever the answer.
-            self.conn.execute(
-                "DELETE FROM vec_chunks WHERE rowid IN (SELECT id FROM chunks "
-                "WHERE id IN (SELECT value FROM json_each(?)) AND embedded = 0)",
-                (json.dumps(stale),),
-            )
-        size = len(blobs[0]) if blobs else 0
-        self.conn.execute(
-            "INSERT INTO secondbrain_embed_in(id, sha, vector, error, kind) "
-            "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), "
-            "  iif(json_extract(value, '$[2]') IS NULL, NULL, "
-            "      substr(?2, json_extract(value, '$[2]') * ?3 + 1, ?3)), "
-            "  json_extract(value, '$[3]'), json_extract(value, '$[4]') "
-            "FROM json_each(?1)",
-            (json.dumps(rows), b"".join(blobs), size),
-        )
-
-    def _read_tally(self) -> None:
-        """What was written: what `_write` sent, less what the writer skipped."""
-        skipped = dict(self.conn.execute(
-            "SELECT kind, count(*) FROM temp.secondbrain_embed_skipped GROUP BY kind"
-        ))
-        self.report.embedded += self._tally["embedded"] - skipped.get("embedded", 0)
-        self.report.reused += self._tally["reused"] - skipped.get("reused", 0)
-        self.report.failed += self._tally["failed"] - skipped.get("failed", 0)
+                    states.append((-1, answer, cid))
+                    self.report.failed += 1
+            self.conn.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", vectors)
+            self.conn.executemany("UPDATE chunks SET embedded = ?, embed_error = ? WHERE id = ?", states)
+            if vectors or stale:
+                self.brain.bump_vectors()
+        return len(states)
 
 
-class _Job:
-    """One batch: its rows, the reusable vectors, and the answer the worker fills in."""
+class _Answers(dict):
+    """A batch's answers by sha, knowing which were reused rather than embedded now."""
 
-    def __init__(self, rows):
-        self.rows = rows
-        self.results: dict[str, bytes | str] = {}
-        self.reused: set[str] = set()
-        self.deferred: set[str] = set()
-        self.todo_shas: set[str] = set()
-        self.stale: list[int] = []  # chunk ids that have an old vector
-        self._finished: threading.Event | None = None
-        self._out: dict | None = None
+    def __init__(self, answers: dict[str, Answer], reused: set[str]):
+        super().__init__(answers)
+        self.reused = reused
+
+
+class _InFlight:
+    """One request on a daemon thread: a daemon, so Ctrl-C never waits for a slow server."""
+
+    def __init__(self, fn: Callable[[], dict[str, Answer]], reused: set[str]):
+        self._reused = reused
+        self._done = threading.Event()
+        self._value: dict[str, Answer] | None = None
         self._error: BaseException | None = None
+        threading.Thread(target=self._run, args=(fn,), name="secondbrain-embed", daemon=True).start()
 
-    def run(self, fn: Callable[[], dict]) -> None:
-        """Called in the worker thread."""
+    def _run(self, fn: Callable[[], dict[str, Answer]]) -> None:
         try:
-            self._out = fn()
-        except BaseException as e:  # handed to the main thread by wait()
+            self._value = fn()
+        except BaseException as e:  # handed to the caller by result()
             self._error = e
         finally:
-            self._finished.set()
+            self._done.set()
 
-    def done(self, timeout: float = 0.0) -> bool:
-        """Whether the answer is in, waiting up to `timeout` seconds for it."""
-        if self._finished is None or self._finished.is_set():
-            return True
-        return timeout > 0 and self._finished.wait(timeout)
-
-    def wait_done(self) -> None:
-        """Wait for the answer without taking it (`wait` re-raises the worker's error)."""
-        if self._finished is not None:
-            self._finished.wait()
-
-    def wait(self) -> dict[str, bytes | str]:
-        if self._finished is not None:
-            self._finished.wait()
-            if self._error is not None:
-                raise self._error
-            self.results.update(self._out or {})
-        return self.results
-
-
-class _Worker:
-    """Daemon threads that run the batches' server calls (daemons, so Ctrl-C never waits for
-    a slow server). `threads` follows the embedder's `concurrency`; `on` is the CPUs they
-    keep to (None: wherever the scheduler puts them)."""
-
-    def __init__(self, threads: int = 1, on: cpus.CpuSet | None = None):
-        self._cpus = on
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._threads = [
-            threading.Thread(target=self._loop, name="secondbrain-embed", daemon=True)
-            for _ in range(max(1, threads))
-        ]
-        for thread in self._threads:
-            thread.start()
-
-    def submit(self, job: _Job, fn: Callable[[], dict]) -> None:
-        job._finished = threading.Event()
-        self._queue.put((job, fn))
-
-    def stop(self) -> None:
-        for _ in self._threads:
-            self._queue.put(None)
-
-    def _loop(self) -> None:
-        cpus.pin(self._cpus)
-        while (item := self._queue.get()) is not None:
-            job, fn = item
-            job.run(fn)
-
-
-class _WriteGroup:
-    """Consecutive batches in one transaction. A batch that fails to write takes the whole
-    group back with it (those chunks stay pending); an interruption between batches keeps
-    the batches already written."""
-
-    def __init__(self, brain: Brain):
-        self.conn = brain.conn
-        self.started: float | None = None
-        self.clean = True  # no batch is half-written in the open transaction
-
-    @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
-        if self.started is not None and self.time_left() == 0:
-            self.commit()
-        if self.started is None:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.started = time.monotonic()
-        self.clean = False
-        yield
-        self.clean = True
-
-    def time_left(self) -> float:
-        """Seconds the open transaction may still stay open (0 when none is open)."""
-        if self.started is None:
-            return 0.0
-        return max(0.0, GROUP_SECONDS - (time.monotonic() - self.started))
-
-    def commit(self) -> None:
-        if self.started is not None:
-            self.started = None
-            self.conn.execute("COMMIT")
-
-    def close_after_error(self) -> None:
-        """Keep the whole batches written so far; roll back instead when a batch may be
-        half-written or the commit fails."""
-        if self.started is None:
-            return
-        self.started = None
-        if self.clean:
-            with contextlib.suppress(*DB_ERRORS):
-                self.conn.execute("COMMIT")
-                return
-        with contextlib.suppress(*DB_ERRORS):
-            self.conn.execute("ROLLBACK")
+    def result(self) -> _Answers:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return _Answers(self._value or {}, self._reused)
 
 
 def _safe_reason(reason: str, text: str) -> str:

@@ -1,4 +1,5 @@
-"""The ingest pipeline: sources -> scrub -> segment -> stage, with a summary.
+"""The ingest pipeline: sources (documents) -> readers (sections) -> scrub -> segment ->
+stage, with a summary.
 
 Each file is staged in one transaction together with its ledger entry, so an interrupted
 ingest leaves whole files or nothing, and the next run resumes by skipping what is done.
@@ -13,6 +14,7 @@ from typing import Callable, TextIO
 
 from . import sources
 from .config import Settings
+from .readers import Section
 from .scrub import RULES_VERSION, scrub_report
 from .segment import segment
 from .store import Brain, ChunkRow
@@ -74,17 +76,21 @@ class IngestReport:
         return "; ".join(parts)
 
 
-def _stage_text(brain: Brain, report: IngestReport, text: str, settings: Settings, **where) -> None:
-    clean, counts = scrub_report(text, strip_emails=settings.strip_emails)
-    report.redacted.update(counts)
-    rows = [
-        ChunkRow(s.text, s.line_start, s.line_end)
-        for s in segment(clean, settings.max_chars, settings.min_chars)
-    ]
-    result = brain.stage(chunks=rows, **where)
-    report.chunks_added += result.added
-    report.chunks_kept += result.kept
-    report.chunks_removed += result.removed
+def _chunks(sections: list[Section], settings: Settings, report: IngestReport) -> tuple[list[ChunkRow], str | None]:
+    """Scrub and segment each section on its own (a chunk never straddles two pages); returns
+    the chunks and the document's title when its format knows one."""
+    rows: list[ChunkRow] = []
+    head = None
+    for section in sections:
+        clean, counts = scrub_report(section.text, strip_emails=settings.strip_emails)
+        report.redacted.update(counts)
+        if section.title and head is None:
+            head = scrub_report(section.title, strip_emails=settings.strip_emails)[0]
+        rows.extend(
+            ChunkRow(s.text, s.line_start, s.line_end, meta=section.meta, ts=section.ts)
+            for s in segment(clean, settings.max_chars, settings.min_chars)
+        )
+    return rows, head
 
 
 def ingest(
@@ -123,7 +129,8 @@ def ingest(
             continue
         if on_file:
             on_file(item.path)
-        _ingest_file(brain, report, item, settings, source or "files", max_bytes)
+        ingest_document(brain, report, sources.file_document(item, source or "files", max_bytes,
+                                                             project is not None), settings)
 
     for root in walk_info.roots:
         vanished = [p for p in brain.paths_under(root) if p not in seen and not os.path.lexists(p)]
@@ -132,48 +139,52 @@ def ingest(
             report.files_removed += len(vanished)
 
     if "-" in targets:
-        text = (stdin.read() if stdin is not None else "").replace("\r\n", "\n")
         report.files_seen += 1
-        if not text.strip():
-            report.skipped["empty"] += 1
-        else:
-            report.ingested += 1
-            _stage_text(
-                brain, report, text, settings,
-                path=name or "-", project=project or "default", source=source or "stdin",
-                ts=None, replace=name is not None,
-            )
+        ingest_document(brain, report, sources.stdin_document(stdin, name=name, project=project,
+                                                              source=source), settings)
     return report
 
 
-def _ingest_file(brain: Brain, report: IngestReport, entry: sources.FileEntry,
-                 settings: Settings, source: str, max_bytes: int) -> None:
-    record = brain.file_record(entry.path)
+def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, settings: Settings) -> None:
+    """Bring the brain up to date with one document: skip it when unchanged (by stat, then by
+    content hash), else scrub, segment and stage it in one transaction with its ledger entry.
+    A document keeps the project it was stored under unless this ingest names one."""
+    record = brain.file_record(doc.path)
+    project = doc.project if doc.explicit_project or record is None else record["project"]
     current = (
         record is not None
         and record.get("scrub_version") == RULES_VERSION
-        and record.get("project") == entry.project
-        and record.get("source") == source
+        and record.get("project") == project
+        and record.get("source") == doc.source
     )
-    if current and record["size"] == entry.size and record["mtime_ns"] == entry.mtime_ns:
+    if (current and doc.size is not None and record["size"] == doc.size
+            and record["mtime_ns"] == doc.mtime_ns):
         report.unchanged += 1
         return
     try:
-        text, raw = sources.read_text(entry, max_bytes)
+        sections, raw = doc.read()
     except sources.Skip as skip:
         report.skipped[skip.reason] += 1
         return
     content_sha = hashlib.sha256(raw).hexdigest()
-    if current and record["content_sha"] == content_sha:
-        brain.touch_file(entry.path, size=entry.size, mtime_ns=entry.mtime_ns, ts=entry.ts)
+    if doc.replace and current and record["content_sha"] == content_sha:
+        if doc.size is not None:
+            brain.touch_file(doc.path, size=doc.size, mtime_ns=doc.mtime_ns, ts=doc.ts)
         report.unchanged += 1
         return
-    if text.strip():
-        report.ingested += 1
-    else:  # staged all the same, so a file that was emptied loses its old chunks
+    if not any(section.text.strip() for section in sections):
         report.skipped["empty"] += 1
-    _stage_text(
-        brain, report, text, settings,
-        path=entry.path, project=entry.project, source=source, ts=entry.ts,
-        ledger={"size": entry.size, "mtime_ns": entry.mtime_ns, "content_sha": content_sha},
+        if doc.size is None or not doc.replace:  # empty standard input erases nothing
+            return
+        # a file that was emptied is staged all the same, so it loses its old chunks
+    else:
+        report.ingested += 1
+    rows, head = _chunks(sections, settings, report)
+    result = brain.stage(
+        path=doc.path, chunks=rows, project=project, source=doc.source, ts=doc.ts,
+        replace=doc.replace, title=head,
+        ledger={"size": doc.size, "mtime_ns": doc.mtime_ns, "content_sha": content_sha},
     )
+    report.chunks_added += result.added
+    report.chunks_kept += result.kept
+    report.chunks_removed += result.removed

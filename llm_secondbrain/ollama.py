@@ -288,11 +288,12 @@ def _unit(vector: Sequence[float], dim: int | None = None):
     import numpy as np
 
     try:
-        arr = np.asarray(vector, dtype=np.float64)
+        arr = np.asarray(vector)
     except (TypeError, ValueError):
         raise ValueError("vector holds something that is not a number") from None
-    if arr.ndim != 1:
+    if arr.ndim != 1 or arr.dtype.kind not in "iuf":  # strings, booleans, nested lists
         raise ValueError("vector holds something that is not a number")
+    arr = arr.astype(np.float64)
     if dim is not None and arr.size != dim:
         raise ValueError(f"wrong dimension: got {arr.size}, expected {dim}")
     with np.errstate(over="ignore", invalid="ignore"):

@@ -1,7 +1,10 @@
-"""Walk what the user named and yield what can be ingested, strictly read-only.
+"""Walk what the user named and yield documents to ingest, strictly read-only.
 
-Files are stat-ed first and read only when the ingest asks (so unchanged files are skipped
-without reading them). Nothing here ever writes, renames or locks a source; symlinks are not
+A source yields `Document`s: where a text comes from (a path or a name, its project, source,
+date, role, ref) and how to read it, which is deferred so that files are stat-ed first and
+read only when the ingest asks (unchanged files are skipped without reading them). Files and
+folders are one source (`walk`), standard input another (`stdin_document`); the bytes of a
+file become sections through the reader of its format (`readers.py`). Nothing here ever writes, renames or locks a source; symlinks are not
 followed out of the folder being ingested, nor into loops; FIFOs and devices are never opened.
 """
 from __future__ import annotations
@@ -13,7 +16,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Iterator
+from typing import Callable, Iterator, TextIO
 
 # Folders that are tooling, not notes.
 NOISE_DIRS = {
@@ -210,8 +213,53 @@ def _walk_dir(root, project, include, exclude, skip_paths, seen) -> Iterator[Fil
             errors.clear()
 
 
-def read_text(entry: FileEntry, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[str, bytes]:
-    """Read a file as text, or raise Skip. Returns (text, raw bytes).
+@dataclass
+class Document:
+    """One thing to ingest: its identity in the brain and how to read it.
+
+    `read()` returns (sections, raw bytes) or raises Skip; the raw bytes' hash tells an
+    unchanged document from a changed one. `size`/`mtime_ns` (files only) let an unchanged
+    file be skipped before it is read. `replace`: the document's chunks replace what the
+    brain held under its path (False adds to it, as unnamed standard input does)."""
+
+    path: str
+    project: str
+    source: str
+    read: Callable[[], tuple[list, bytes]]
+    explicit_project: bool = False
+    ts: str | None = None
+    size: int | None = None
+    mtime_ns: int | None = None
+    replace: bool = True
+
+
+def file_document(entry: FileEntry, source: str, max_bytes: int, explicit_project: bool) -> Document:
+    from .readers import format_for
+
+    def read() -> tuple[list, bytes]:
+        raw = read_bytes(entry, max_bytes)
+        return format_for(entry.path).read(raw, entry.path), raw
+
+    return Document(entry.path, entry.project, source, read, explicit_project=explicit_project,
+                    ts=entry.ts, size=entry.size, mtime_ns=entry.mtime_ns)
+
+
+def stdin_document(stream: TextIO | None, *, name: str | None, project: str | None,
+                   source: str | None) -> Document:
+    """Standard input: stored under its --name (which a later ingest of the name replaces),
+    or added to the document `-`."""
+    from .readers import Section
+
+    def read() -> tuple[list, bytes]:
+        text = (stream.read() if stream is not None else "").replace("\r\n", "\n")
+        return [Section(text)], text.encode("utf-8", "surrogatepass")
+
+    return Document(name or "-", project or "default", source or "stdin", read,
+                    explicit_project=project is not None, replace=name is not None)
+
+
+def read_bytes(entry: FileEntry, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """Read a file's bytes, or raise Skip.
 
     Opened O_NONBLOCK and checked again after open, so a file swapped for a FIFO between the
     walk and the read cannot hang the ingest.
@@ -240,7 +288,7 @@ def read_text(entry: FileEntry, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[str
         os.close(fd)
     if len(raw) > max_bytes:
         raise Skip("too large")
-    return decode(raw), raw
+    return raw
 
 
 def decode(raw: bytes) -> str:

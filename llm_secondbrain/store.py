@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from typing import Iterable, Iterator
 import sqlite_utils
 
 from .scrub import RULES_VERSION
-from .segment import title
+from .segment import title as segment_title
 
 BUSY_TIMEOUT_S = 60.0
 
@@ -111,27 +112,8 @@ def _m1_seed_schema(db: sqlite_utils.Database) -> None:
     )
     db.execute("CREATE UNIQUE INDEX IF NOT EXISTS chunks_sha ON chunks(sha)")
     db.execute("CREATE INDEX IF NOT EXISTS chunks_embedded ON chunks(embedded)")
-    db.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS fts_chunks USING fts5("
-        f"text, content='chunks', content_rowid='id', tokenize='{FTS_TOKENIZER}')"
-    )
-    # The trigger shapes sqlite-utils' enable_fts(create_triggers=True) writes.
-    db.execute(
-        """CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-            INSERT INTO fts_chunks(rowid, text) VALUES (new.id, new.text);
-        END"""
-    )
-    db.execute(
-        """CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-            INSERT INTO fts_chunks(fts_chunks, rowid, text) VALUES ('delete', old.id, old.text);
-        END"""
-    )
-    db.execute(
-        """CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text ON chunks BEGIN
-            INSERT INTO fts_chunks(fts_chunks, rowid, text) VALUES ('delete', old.id, old.text);
-            INSERT INTO fts_chunks(rowid, text) VALUES (new.id, new.text);
-        END"""
-    )
+    if not db["fts_chunks"].exists():
+        _create_fts(db, ("text",))
     if not db["facts"].exists():
         db["facts"].create(
             {"id": int, "text": str, "source": str, "chunk_id": int, "created": str}, pk="id"
@@ -187,40 +169,50 @@ def _m3_chunk_titles(db: sqlite_utils.Database) -> None:
         "ORDER BY path, ref, line_start, id"
     ):
         if (path, ref) != current:
-            current, head = (path, ref), title(text)
+            current, head = (path, ref), segment_title(text)
             continue
         if head:
             updates.append((head, cid))
     db.conn.executemany("UPDATE chunks SET title = ? WHERE id = ?", updates)
+    _create_fts(db, ("text", "title"))
+
+
+def _m4_chunk_meta_and_a_detectable_index(db: sqlite_utils.Database) -> None:
+    """`chunks.meta` (JSON) holds what a source knows about a chunk (a PDF page, a chapter, a
+    message's From, a conversation's model), one column for every format. The FTS index is
+    declared with `content="chunks"`, the spelling sqlite-utils and Datasette look for, so
+    `sqlite-utils search` and Datasette's `_search=` use it."""
+    if "meta" not in db["chunks"].columns_dict:
+        db["chunks"].add_column("meta", str)
+    _create_fts(db, ("text", "title"))
+
+
+def _create_fts(db: sqlite_utils.Database, columns: tuple[str, ...]) -> None:
+    """(Re)create the external-content FTS5 index over `columns` of chunks, its three
+    triggers (the shapes sqlite-utils' enable_fts writes; the update trigger only fires when
+    an indexed column really changes, since re-ingesting a file rewrites its kept chunks'
+    line spans), and fill it."""
     for name in ("chunks_ai", "chunks_ad", "chunks_au"):
         db.execute(f"DROP TRIGGER IF EXISTS {name}")
     db.execute("DROP TABLE IF EXISTS fts_chunks")
-    db.execute(
-        "CREATE VIRTUAL TABLE fts_chunks USING fts5("
-        f"text, title, content='chunks', content_rowid='id', tokenize='{FTS_TOKENIZER}')"
-    )
-    db.execute(
-        """CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
-            INSERT INTO fts_chunks(rowid, text, title) VALUES (new.id, new.text, new.title);
-        END"""
-    )
-    db.execute(
-        """CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
-            INSERT INTO fts_chunks(fts_chunks, rowid, text, title) VALUES ('delete', old.id, old.text, old.title);
-        END"""
-    )
-    # Only when the indexed text changes: re-ingesting a file rewrites its kept chunks' spans.
-    db.execute(
-        """CREATE TRIGGER chunks_au AFTER UPDATE OF text, title ON chunks
-        WHEN old.text IS NOT new.text OR old.title IS NOT new.title BEGIN
-            INSERT INTO fts_chunks(fts_chunks, rowid, text, title) VALUES ('delete', old.id, old.text, old.title);
-            INSERT INTO fts_chunks(rowid, text, title) VALUES (new.id, new.text, new.title);
-        END"""
-    )
+    cols = ", ".join(columns)
+    old = ", ".join(f"old.{c}" for c in columns)
+    new = ", ".join(f"new.{c}" for c in columns)
+    changed = " OR ".join(f"old.{c} IS NOT new.{c}" for c in columns)
+    db.execute(f"CREATE VIRTUAL TABLE fts_chunks USING fts5({cols}, content=\"chunks\", "
+               f"content_rowid='id', tokenize='{FTS_TOKENIZER}')")
+    db.execute(f"CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN "
+               f"INSERT INTO fts_chunks(rowid, {cols}) VALUES (new.id, {new}); END")
+    db.execute(f"CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN "
+               f"INSERT INTO fts_chunks(fts_chunks, rowid, {cols}) VALUES ('delete', old.id, {old}); END")
+    db.execute(f"CREATE TRIGGER chunks_au AFTER UPDATE OF {cols} ON chunks WHEN {changed} BEGIN "
+               f"INSERT INTO fts_chunks(fts_chunks, rowid, {cols}) VALUES ('delete', old.id, {old}); "
+               f"INSERT INTO fts_chunks(rowid, {cols}) VALUES (new.id, {new}); END")
     db.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('rebuild')")
 
 
-MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles]
+MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
+              _m4_chunk_meta_and_a_detectable_index]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -270,6 +262,8 @@ class ChunkRow:
     text: str
     line_start: int
     line_end: int
+    meta: dict | None = None  # what the format knows (page, chapter, From): chunks.meta
+    ts: str | None = None  # the chunk's own date when its section has one
 
 
 class Brain:
@@ -427,20 +421,24 @@ class Brain:
         role: str | None = None,
         replace: bool = True,
         ledger: dict | None = None,
+        title: str | None = None,
     ) -> StageResult:
         """Make the brain hold exactly `chunks` for `path` (or add them, when replace=False).
 
-        Unchanged chunks keep their row (and vector); only their line span is refreshed. The
-        chunk rows and the ledger entry change in one transaction, so an interrupted ingest
-        either did the whole file or nothing, and the next run picks up where it stopped.
+        Unchanged chunks keep their row (and vector); only their line span and labels are
+        refreshed. The chunk rows and the ledger entry change in one transaction, so an
+        interrupted ingest either did the whole file or nothing, and the next run picks up
+        where it stopped. `title` (default: the first chunk's first line) is indexed with
+        every chunk after the first.
         """
         result = StageResult()
         created = now_iso()
         wanted: dict[str, ChunkRow] = {}
         for chunk in chunks:
             wanted.setdefault(text_sha(chunk.text), chunk)
-        head = title(chunks[0].text) if len(chunks) > 1 else None
+        head = title or (segment_title(chunks[0].text) if len(chunks) > 1 else None)
         titles = {sha: (head if i else None) for i, sha in enumerate(wanted)}
+        table = self.db["chunks"]
         with self.write():
             existing = dict(
                 self.conn.execute("SELECT sha, id FROM chunks WHERE path = ?", (path,)).fetchall()
@@ -451,36 +449,25 @@ class Brain:
                 result.removed = len(stale)
             new_rows = []
             for sha, chunk in wanted.items():
+                labels = {
+                    "line_start": chunk.line_start, "line_end": chunk.line_end, "project": project,
+                    "source": source, "ts": chunk.ts or ts, "title": titles[sha],
+                    "meta": json.dumps(chunk.meta, sort_keys=True) if chunk.meta else None,
+                }
                 if sha in existing:
                     result.kept += 1
-                    self.conn.execute(
-                        "UPDATE chunks SET line_start = ?, line_end = ?, project = ?, source = ?, ts = ?, "
-                        "title = ? WHERE id = ?",
-                        (chunk.line_start, chunk.line_end, project, source, ts, titles[sha], existing[sha]),
-                    )
+                    table.update(existing[sha], labels)
                 else:
-                    new_rows.append(
-                        (sha, source, project, path, ref, ts, role, chunk.text, titles[sha],
-                         chunk.line_start, chunk.line_end, RULES_VERSION, created)
-                    )
+                    new_rows.append({"sha": sha, "path": path, "ref": ref, "role": role,
+                                     "text": chunk.text, "scrub_version": RULES_VERSION,
+                                     "created": created, **labels})
             if new_rows:
-                self.conn.executemany(
-                    "INSERT OR IGNORE INTO chunks(sha, source, project, path, ref, ts, role, text, title, "
-                    "line_start, line_end, scrub_version, created) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    new_rows,
-                )
+                table.insert_all(new_rows, ignore=True)
                 result.added = len(new_rows)
-            entry = {
+            self.db["files"].upsert({
                 "path": path, "project": project, "source": source, "ts": ts,
                 "ingested": created, "scrub_version": RULES_VERSION, **(ledger or {}),
-            }
-            cols = ", ".join(entry)
-            self.conn.execute(
-                f"INSERT INTO files({cols}) VALUES ({', '.join('?' * len(entry))}) "
-                f"ON CONFLICT(path) DO UPDATE SET "
-                + ", ".join(f"{k} = excluded.{k}" for k in entry if k != "path"),
-                tuple(entry.values()),
-            )
+            }, pk="path")
         return result
 
     def _delete_ids(self, ids: Iterable[int]) -> int:

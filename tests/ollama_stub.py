@@ -22,6 +22,8 @@ Faults, all settable at runtime from any thread:
   wrong_dim_marker texts containing it get a vector one element short
   nan_marker       texts containing it get a NaN in their vector
   reject_marker    a request holding a text that contains it is refused with 400
+  crash_marker     a request holding a text that contains it fails with 500 (as Ollama's
+                   runner does on some inputs), however often it is retried
   counts           request counters: embed, embeddings, texts, failed, dropped, rejected
   requests         every embedding request (path, model, input); wait_idle() first after a kill
 """
@@ -90,6 +92,7 @@ class OllamaStub:
         self.wrong_dim_marker: str | None = None
         self.nan_marker: str | None = None
         self.reject_marker: str | None = None
+        self.crash_marker: str | None = None
         self.fail_status = 500
         self._fail_left = 0
         self._drop_left = 0
@@ -115,7 +118,7 @@ class OllamaStub:
             self.missing = set()
             self.old_server = False
             self.delay = 0.0
-            self.wrong_dim_marker = self.nan_marker = self.reject_marker = None
+            self.wrong_dim_marker = self.nan_marker = self.reject_marker = self.crash_marker = None
             self.fail_status = 500
             self._fail_left = self._drop_left = 0
             self.counts = self._zero_counts()
@@ -326,6 +329,10 @@ class _Handler(BaseHTTPRequestHandler):
         if stub.keep_requests:
             with stub.lock:
                 stub.requests.append({"path": path, "model": model, "input": list(texts)})
+        if stub.crash_marker and any(stub.crash_marker in t for t in texts):
+            with stub.lock:
+                stub.counts["failed"] += 1
+            return self._send(500, {"error": "llama runner process has terminated: exit status 2"})
         if stub.reject_marker and any(stub.reject_marker in t for t in texts):
             with stub.lock:
                 stub.counts["rejected"] += 1

@@ -276,7 +276,7 @@ def test_fifo_named_directly_never_hangs(tmp_path):
 
 
 def test_file_swapped_for_a_fifo_after_the_walk_is_not_opened_blocking(tmp_path, brain_path):
-    """read_text opens O_NONBLOCK and checks again: a FIFO that replaced a file never hangs."""
+    """read_bytes opens O_NONBLOCK and checks again: a FIFO that replaced a file never hangs."""
     from llm_secondbrain import sources
 
     notes = tmp_path / "notes"
@@ -294,7 +294,7 @@ def test_file_swapped_for_a_fifo_after_the_walk_is_not_opened_blocking(tmp_path,
 
 def _skip_reason(sources, entry):
     try:
-        sources.read_text(entry)
+        sources.read_bytes(entry)
     except sources.Skip as skip:
         return skip.reason
     return None

@@ -1,0 +1,79 @@
+"""Readers: one file format each, looked up by suffix, turning a file's bytes into sections.
+
+A section is a piece of a document with what its format knows about it: a PDF page, an EPUB
+chapter, one message of a mailbox, or (for plain text) the whole file. Ingest scrubs and
+segments each section on its own, so a chunk never straddles two pages and every chunk keeps
+its section's `meta` (page, chapter, From, ...) for citations and filters. A new format is one
+function registered here; a reader whose library is an optional extra raises `MissingExtra`,
+which ingest counts and reports with the install command.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from .sources import Skip, decode
+
+
+@dataclass
+class Section:
+    text: str
+    meta: dict | None = None  # kept on every chunk of the section (JSON in chunks.meta)
+    ts: str | None = None  # the section's own date (a message's Date), else the file's
+    title: str | None = None  # what the lexical lane indexes as the document's title
+
+
+class MissingExtra(Skip):
+    """The reader needs an optional extra that is not installed: a counted skip naming the fix."""
+
+    def __init__(self, fmt: str, extra: str):
+        super().__init__(f"{fmt} files skipped: pip install 'llm-secondbrain[{extra}]'")
+        self.extra = extra
+
+
+Reader = Callable[[bytes, str], list[Section]]
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str  # what `sources` and `stats` show
+    read: Reader
+
+
+_FORMATS: dict[str, Format] = {}
+
+
+def register(suffixes: tuple[str, ...], name: str, read: Reader) -> None:
+    for suffix in suffixes:
+        _FORMATS[suffix.lower()] = Format(name, read)
+
+
+def format_for(path: str) -> Format:
+    """The format of a file by its suffix; anything unknown is read as text (and skipped as
+    binary by the text reader when it is not)."""
+    return _FORMATS.get(os.path.splitext(path)[1].lower(), TEXT)
+
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.S)
+_DATE_LINE = re.compile(r"^date:[ \t]*['\"]?(\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?)['\"]?[ \t]*$",
+                        re.M | re.I)
+
+
+def front_matter_date(text: str) -> str | None:
+    """A Markdown note's own date (`date:` in its front matter): a clone of a notes repository
+    gives every file the same mtime, the note's date is what a person means."""
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return None
+    date = _DATE_LINE.search(match.group(1))
+    return date.group(1).replace(" ", "T") if date else None
+
+
+def read_text(raw: bytes, path: str) -> list[Section]:
+    text = decode(raw)
+    return [Section(text, ts=front_matter_date(text) if path.lower().endswith((".md", ".markdown")) else None)]
+
+
+TEXT = Format("text", read_text)
