@@ -29,6 +29,7 @@ import numpy as np
 
 from llm_secondbrain import recall as R
 from llm_secondbrain import vindex
+from llm_secondbrain.options import RecallOptions
 from llm_secondbrain.store import open_brain, text_sha
 
 DIM = 768
@@ -171,9 +172,9 @@ def latency_and_recall(n: int, clustered: bool = True, text: bool = True) -> dic
     out["dense_exact_ms"] = median_ms(lambda b: R.dense(conn, b, 10, exact=True), blobs[:7])
     if text:
         pairs = list(zip(texts, blobs))
-        out["lexical_ms"] = median_ms(lambda tb: R.recall(conn, tb[0], k=10, mode="lexical"), pairs)
-        out["hybrid_ms"] = median_ms(
-            lambda tb: R.recall(conn, tb[0], k=10, mode="hybrid", query_vector=lambda: tb[1]), pairs)
+        out["lexical_ms"] = median_ms(
+            lambda tb: R.recall(conn, tb[0], RecallOptions(k=10, mode="lexical")), pairs)
+        out["hybrid_ms"] = median_ms(lambda tb: R.recall(conn, tb[0], RecallOptions(k=10), tb[1]), pairs)
     brain.close()
     return out
 

@@ -95,20 +95,10 @@ def llm_cmd(*args) -> list[str]:
     return [sys.executable, "-m", "llm", *map(str, args)]
 
 
-@pytest.fixture
-def ollama(monkeypatch):
-    """The Ollama-compatible stub on 127.0.0.1 (deterministic bag-of-words vectors), with
-    OLLAMA_URL pointing at it."""
-    from ollama_stub import OllamaStub
-
-    with OllamaStub() as stub:
-        monkeypatch.setenv("OLLAMA_URL", stub.url)
-        yield stub
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def _server():
-    """One stub per test module, for tests that steer its faults directly (see `stub`)."""
+    """One Ollama-compatible stub on 127.0.0.1 for the whole run (deterministic bag-of-words
+    vectors); each test gets it with every fault and counter cleared (see `stub`)."""
     from ollama_stub import OllamaStub
 
     with OllamaStub() as stub:
@@ -117,13 +107,20 @@ def _server():
 
 @pytest.fixture
 def stub(_server):
-    """The module's stub, with every fault and counter cleared before and after the test."""
+    """The stub, with every fault and counter cleared before and after the test."""
     _server.wait_idle()  # a request an earlier test gave up on may still be answered
     _server.reset()
     _server.dim = 768
     yield _server
     _server.reset()
     _server.dim = 768
+
+
+@pytest.fixture
+def ollama(stub, monkeypatch):
+    """The stub, with OLLAMA_URL pointing at it."""
+    monkeypatch.setenv("OLLAMA_URL", stub.url)
+    return stub
 
 
 @pytest.fixture

@@ -123,6 +123,7 @@ class OllamaStub:
             self._fail_left = self._drop_left = 0
             self.counts = self._zero_counts()
             self.requests = []
+            self.keep_requests = True
 
     def fail_next(self, n: int, status: int = 500) -> None:
         with self.lock:

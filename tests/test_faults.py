@@ -27,17 +27,21 @@ from llm.cli import cli
 
 from conftest import llm_cmd, unprivileged
 from faultkit import Corpus, check_invariants, connect, content, knn_ids, ledger, vectors_by_chunk
-from ollama_stub import OllamaStub
 
 CRASH_SEED = 7_2026
 MAX_CHARS = "300"  # a few paragraphs per chunk: many chunks per file, so replaces are partial
 
 
 @pytest.fixture(scope="module")
-def stub():
-    with OllamaStub() as server:
-        server.keep_requests = False
-        yield server
+def stub(_server):
+    """The session's stub for this module (kills and faults leave requests in flight)."""
+    _server.wait_idle()
+    _server.reset()
+    _server.keep_requests = False
+    yield _server
+    _server.wait_idle()
+    _server.reset()
+    _server.keep_requests = True
 
 
 def cli_env(brain: Path, url: str, user: Path, **extra) -> dict:

@@ -427,27 +427,26 @@ def _no_secret(text: str, where: str) -> None:
         assert secret[:12] not in text, f"part of the {kind} secret leaked into {where}"
 
 
-def test_brain_file_and_folder_are_owner_only_even_with_umask_0(tmp_path):
+def test_brain_file_and_folder_are_owner_only_even_with_umask_0(tmp_path, stub):
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "a.md").write_text("A note to make a brain with.\n")
     brain = tmp_path / "private" / "nested" / "brain.db"
-    with OllamaStub() as stub:
-        stub.delay = 0.3  # slow embedding: the -wal and -shm files exist for a while
-        stub.keep_requests = False
-        env = {**os.environ, "SECONDBRAIN_DB": str(brain), "OLLAMA_URL": stub.url}
-        proc = subprocess.Popen(llm_cmd("brain", "ingest", notes, "--no-progress"), env=env,
-                                preexec_fn=lambda: os.umask(0), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        modes = {}
-        while proc.poll() is None:
-            for p in brain.parent.glob("brain.db*"):
-                try:
-                    modes[p.name] = stat.S_IMODE(p.stat().st_mode)
-                except FileNotFoundError:
-                    pass
-            time.sleep(0.005)
-        _out, err = proc.communicate()
+    stub.delay = 0.3  # slow embedding: the -wal and -shm files exist for a while
+    stub.keep_requests = False
+    env = {**os.environ, "SECONDBRAIN_DB": str(brain), "OLLAMA_URL": stub.url}
+    proc = subprocess.Popen(llm_cmd("brain", "ingest", notes, "--no-progress"), env=env,
+                            preexec_fn=lambda: os.umask(0), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    modes = {}
+    while proc.poll() is None:
+        for p in brain.parent.glob("brain.db*"):
+            try:
+                modes[p.name] = stat.S_IMODE(p.stat().st_mode)
+            except FileNotFoundError:
+                pass
+        time.sleep(0.005)
+    _out, err = proc.communicate()
     assert proc.returncode == 0, err
     assert stat.S_IMODE(brain.parent.stat().st_mode) == 0o700
     # folders made on the way are not writable by others either (no swapping the brain's folder)
