@@ -54,9 +54,16 @@ class SecondBrain:
         the same and `embed()` finishes later). Raises only for what stops the ingest itself."""
         from .ingest import ingest
 
-        report = ingest(self.brain, [str(p) for p in paths], self.settings, **options)
+        from .ingest import IngestInterrupted
+        from .embed import pending_count
+
+        report = ingest(self.brain, [str(p) for p in paths], self.model_settings(), **options)
         if embed:
-            report.embedding = self.embed_pending_quietly(progress=progress)
+            try:
+                report.embedding = self.embed_pending_quietly(progress=progress)
+            except KeyboardInterrupt:
+                report.embedding = {"pending": pending_count(self.brain), "error": "interrupted"}
+                raise IngestInterrupted(report) from None
         return report
 
     def embed_pending_quietly(self, *, progress: bool = False) -> dict:
@@ -76,13 +83,36 @@ class SecondBrain:
         """Embed every pending chunk (raises ollama.EmbedError subclasses when it cannot)."""
         from .embed import embed_pending
 
-        return embed_pending(self.brain, self.settings, **options)
+        return embed_pending(self.brain, self.model_settings(), **options)
 
     def reembed(self, **options: Any):
         """Rebuild every vector with the current model; resumable."""
         from .embed import embed_pending
 
-        return embed_pending(self.brain, self.settings, reembed=True, **options)
+        return embed_pending(self.brain, self.model_settings(), reembed=True, **options)
+
+    def model_settings(self) -> config.Settings:
+        """The settings embedding and recall run with: the model (and prefixes) that built this
+        brain's vectors, unless SECONDBRAIN_EMBED_MODEL names one. A brain made with
+        all-minilm must not answer lexically in every shell that lacks the variable."""
+        import json
+
+        from .embed import REEMBED_KEY, read_fingerprint
+
+        settings = self.settings
+        if settings.embed_model_set:
+            return settings
+        built = read_fingerprint(self.brain)
+        if built is None:
+            target = self.brain.get_meta(REEMBED_KEY)  # a reembed under way
+            if target is None:
+                return settings
+            built = json.loads(target)
+        return config.replace(
+            settings, embed_model=built["embed_model"],
+            doc_prefix=settings.doc_prefix if settings.doc_prefix is not None else built.get("doc_prefix"),
+            query_prefix=settings.query_prefix if settings.query_prefix is not None else built.get("query_prefix"),
+        )
 
     def forget(self, *, paths=(), project: str | None = None, source: str | None = None) -> tuple[int, int]:
         """Remove chunks everywhere by path (file or folder), project or source."""
@@ -94,7 +124,18 @@ class SecondBrain:
     # -- reading -------------------------------------------------------------------------------
 
     def stats(self) -> dict:
-        return self.brain.stats()
+        """What the brain holds, and which model answers queries (`query_model`; None
+        when recall answers lexically, with `query_note` saying why)."""
+        stats = self.brain.stats()
+        settings = self.model_settings()
+        stats["query_model"], stats["query_note"] = settings.embed_model, None
+        if stats["embed_model"] is None:
+            stats["query_model"], stats["query_note"] = None, "no vectors yet: recall answers by words"
+        elif settings.embed_model != stats["embed_model"]:
+            stats["query_model"] = None
+            stats["query_note"] = (f"SECONDBRAIN_EMBED_MODEL={settings.embed_model} is not the model that "
+                                   f"built the vectors: recall answers by words until llm brain reembed")
+        return stats
 
     def sources(self) -> list[dict]:
         return self.brain.sources()
@@ -110,15 +151,28 @@ class SecondBrain:
         it answers lexically)."""
         from .recall import recall
 
+        if not query.strip():
+            raise ValueError("the query is empty: say what to look for")
         if kwargs:
             options = RecallOptions.build(**{**_as_dict(options), **kwargs})
         options = options or RecallOptions()
+        self._check_project(options.project)
         vector, notes = (None, [])
         if options.mode != "lexical":
             vector, notes = self.query_vector(query)
         result = recall(self.brain.conn, query, options, vector)
         result.notes = notes + result.notes
         return result
+
+    def _check_project(self, project: str | None) -> None:
+        """A project the brain does not hold is a typo more often than a question."""
+        if project is None or self.brain.conn.execute(
+                "SELECT 1 FROM chunks WHERE project = ? LIMIT 1", (project,)).fetchone():
+            return
+        known = [r[0] for r in self.brain.conn.execute(
+            "SELECT DISTINCT project FROM chunks WHERE project IS NOT NULL ORDER BY 1 LIMIT 20")]
+        raise ValueError(f"no project named {project!r} in this brain"
+                         + (f"; projects: {', '.join(known)}" if known else ""))
 
     def query_vector(self, query: str) -> tuple[bytes | None, list[str]]:
         """The query's embedding as stored vectors are (float32, unit length), or None with a
@@ -132,7 +186,7 @@ class SecondBrain:
         if stored is None or not embedded or not self.brain.has_vectors_table():
             return None, ["no vectors yet: answering lexically (run: llm brain embed)"]
         try:
-            embedder = shared_embedder(self.settings)
+            embedder = shared_embedder(self.model_settings())
             check_fingerprint(self.brain, embedder)
             vector = serialize(embedder.embed_query(query))
         except EmbedError as e:

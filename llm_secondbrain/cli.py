@@ -10,6 +10,7 @@ import click
 
 from . import config
 from .options import click_options, from_click
+from .wording import plural
 
 
 class BrainGroup(click.Group):
@@ -24,12 +25,24 @@ class BrainGroup(click.Group):
             return super().invoke(ctx)
         except click.ClickException:
             raise
+        except BrokenPipeError:
+            _quiet_after_broken_pipe()
         except (BrainError, SourceError, ValueError) as e:
             raise _fail(str(e)) from None
         except DB_ERRORS as e:
             raise _fail(f"brain database error: {e}") from None
         except OSError as e:
             raise _fail(f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")) from None
+
+
+def _quiet_after_broken_pipe() -> None:
+    """`llm brain recall ... | head`: the reader left, so stop without a word. Point stdout
+    at /dev/null so the interpreter's final flush does not complain either."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(0)
 
 
 def _fail(message: str) -> click.ClickException:
@@ -73,10 +86,25 @@ def brain():
 
 
 @brain.command(name="path")
+@click.option("--datasette", is_flag=True, help="Print the command that opens the brain in Datasette")
 @db_option
-def path_cmd(db_path):
-    """Print the path of the brain file in use."""
-    click.echo(str(config.load(db=db_path).db_path))
+def path_cmd(datasette, db_path):
+    """Print the path of the brain file in use, and how to open it in Datasette.
+
+    \b
+    Example:
+        llm brain path
+        llm brain path --datasette
+    """
+    path = config.load(db=db_path).db_path
+    if not datasette:
+        click.echo(str(path))
+        return
+    import shlex
+
+    # Datasette reads every table, the vec0 one too: it needs sqlite-vec loaded, which takes
+    # the plugin and a Python whose sqlite3 can load extensions.
+    click.echo(f"datasette install datasette-sqlite-vec && datasette {shlex.quote(str(path))}")
 
 
 @brain.command(name="recall", context_settings={"ignore_unknown_options": True})
@@ -91,8 +119,16 @@ def recall_cmd(query, as_json, explain, db_path, **values):
     Exact identifiers in the query (INV/2026/00037, an IBAN however it is spaced, an
     error code) put the chunks that contain them first. Without Ollama or vectors it
     answers lexically and says so on stderr. A query that starts with - works as it is
-    (llm brain recall --dry-run) or after -- .
+    (llm brain recall --dry-run) or after -- . --path takes a glob, a file or a folder.
+
+    \b
+    Examples:
+        llm brain recall "what did we decide about invoicing?"
+        llm brain recall INV/2026/00037 --json
+        llm brain recall "backup schedule" --project ops --since 30d -n 5
     """
+    if values.get("path"):
+        values["path"] = _path_filter(values["path"])
     options = from_click(values)
     with _open(db_path) as sb:
         result = sb.search(" ".join(query), options)
@@ -138,7 +174,17 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
     Every text is scrubbed of secrets, cut into paragraph chunks and stored once.
     Unchanged files are skipped; changed files replace only the chunks that changed;
     files that vanished from an ingested folder are removed. Sources are never modified.
+    A file keeps its project unless --project says otherwise. Ctrl-C stops cleanly and
+    says what was stored.
+
+    \b
+    Examples:
+        llm brain ingest ~/notes
+        llm brain ingest ~/work/docs --project work --exclude '*.log'
+        pbpaste | llm brain ingest - --name meeting-2026-03-01
     """
+    from .ingest import IngestInterrupted
+    from .progress import Ticker
     from .sources import check_target
 
     settings = config.load(db=db_path)
@@ -146,15 +192,34 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
         settings = config.replace(settings, strip_emails=True)
     for target in paths:
         check_target(target)
-    with _open(db_path, create=True, settings=settings) as sb:
-        report = sb.ingest(
-            list(paths), embed=not no_embed, progress=not no_progress, project=project,
-            source=source, name=name, include=include, exclude=exclude,
-            max_bytes=int(max_size * 1024 * 1024), stdin=sys.stdin if "-" in paths else None,
-        )
+    ticker = None if no_progress else Ticker("ingesting", every=settings.progress_seconds)
+    seen = 0
+
+    def on_file(path: str) -> None:
+        nonlocal seen
+        seen += 1
+        if ticker is not None:
+            ticker.show(f"{seen:,} files read or checked")
+
+    try:
+        with _open(db_path, create=True, settings=settings) as sb:
+            report = sb.ingest(
+                list(paths), embed=not no_embed, progress=not no_progress, project=project,
+                source=source, name=name, include=include, exclude=exclude, on_file=on_file,
+                max_bytes=int(max_size * 1024 * 1024), stdin=sys.stdin if "-" in paths else None,
+            )
+    except IngestInterrupted as stop:
+        if ticker is not None:
+            ticker.close()
+        click.echo(f"interrupted; stored so far: {stop.report.summary()}", err=True)
+        sys.exit(130)
+    if ticker is not None:
+        ticker.close()
+    if include and report.files_seen == 0:
+        click.echo(f"no file matched --include {' '.join(include)}", err=True)
     embedding = report.embedding or {}
     if embedding.get("error"):
-        click.echo(f"{embedding['pending']} chunks stored, embedding pending "
+        click.echo(f"{plural(embedding['pending'], 'chunk')} stored, embedding pending "
                    f"({embedding['error'].rstrip('.')}); run: llm brain embed", err=True)
     elif embedding.get("model"):
         from .embed import EmbedReport
@@ -167,7 +232,13 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
 @json_option
 @db_option
 def stats_cmd(as_json, db_path):
-    """Show what the brain holds: chunks by project and source, embedding state, size."""
+    """Show what the brain holds: chunks by project and source, embedding state, size, and
+    the model that answers queries.
+
+    \b
+    Example:
+        llm brain stats --json
+    """
     with _open(db_path) as sb:
         stats = sb.stats()
     if as_json:
@@ -175,12 +246,16 @@ def stats_cmd(as_json, db_path):
         return
     click.echo(f"brain:    {stats['path']} ({_human_size(stats['size_bytes'])})")
     click.echo(
-        f"chunks:   {stats['chunks']} in {stats['files']} sources "
+        f"chunks:   {stats['chunks']} in {plural(stats['files'], 'source')} "
         f"({stats['embedded']} embedded, {stats['pending']} pending, {stats['failed']} failed)"
     )
     click.echo(f"facts:    {stats['facts']}")
     model = stats["embed_model"]
     click.echo(f"model:    {model} ({stats['embed_dim']} dimensions)" if model else "model:    none yet")
+    if stats["query_model"]:
+        click.echo(f"queries:  embedded with {stats['query_model']}")
+    else:
+        click.echo(f"queries:  {stats['query_note']}")
     for label in ("projects", "sources"):
         if stats[label]:
             click.echo(f"{label}:")
@@ -194,7 +269,13 @@ def stats_cmd(as_json, db_path):
 @db_option
 def sources_cmd(project, as_json, db_path):
     """List what the brain holds: each file or stdin source, its project, chunks and when it
-    was last ingested."""
+    was last ingested.
+
+    \b
+    Examples:
+        llm brain sources --project work
+        llm brain sources --json | jq -r .path
+    """
     with _open(db_path) as sb:
         rows = sb.sources()
     for row in rows:
@@ -203,7 +284,7 @@ def sources_cmd(project, as_json, db_path):
         if as_json:
             click.echo(json.dumps(row))
         else:
-            click.echo(f"{row['path']}\t{row['project']}\t{row['chunks']} chunks\t{row['ingested']}")
+            click.echo(f"{row['path']}\t{row['project']}\t{plural(row['chunks'], 'chunk')}\t{row['ingested']}")
 
 
 @brain.command(name="forget")
@@ -217,6 +298,11 @@ def forget_cmd(paths, project, source, as_json, db_path):
 
     A PATH is a file or a folder (everything under it), typed as you like: it is resolved
     the same way ingest stores it. Combined options must all match.
+
+    \b
+    Examples:
+        llm brain forget ~/notes/old-job
+        llm brain forget --project scratch
     """
     from .sources import resolve
 
@@ -228,13 +314,18 @@ def forget_cmd(paths, project, source, as_json, db_path):
     if as_json:
         click.echo(json.dumps({"chunks_removed": chunks, "sources_removed": files}))
     else:
-        click.echo(f"forgot {chunks} chunks from {files} sources")
+        click.echo(f"forgot {plural(chunks, 'chunk')} from {plural(files, 'source')}")
 
 
 @brain.command(name="vacuum")
 @db_option
 def vacuum_cmd(db_path):
-    """Compact the brain file after many deletes, changed files or a reembed."""
+    """Compact the brain file after many deletes, changed files or a reembed.
+
+    \b
+    Example:
+        llm brain vacuum
+    """
     with _open(db_path) as sb:
         before, after = sb.vacuum()
     click.echo(f"{_human_size(before)} -> {_human_size(after)}")
@@ -245,7 +336,12 @@ def vacuum_cmd(db_path):
 @click.option("--report", is_flag=True, help="Also print, on stderr, what kinds were redacted")
 @click.option("--strip-emails", is_flag=True, default=None, help="Redact e-mail addresses too")
 def scrub_cmd(file, report, strip_emails):
-    """Preview scrubbing: print FILE (or stdin) with secrets redacted. Stores nothing."""
+    """Preview scrubbing: print FILE (or stdin) with secrets redacted. Stores nothing.
+
+    \b
+    Example:
+        llm brain scrub ~/notes/servers.md --report
+    """
     from .scrub import scrub_report
 
     if strip_emails is None:
@@ -282,8 +378,13 @@ def embed_cmd(db_path, **kwargs):
     """Embed pending chunks with the configured model.
 
     SECONDBRAIN_EMBED_MODEL names an Ollama model (default nomic-embed-text, at
-    OLLAMA_URL) or llm:<model id> for any llm embedding model. Safe to interrupt:
-    the next run continues. Chunks that cannot be embedded are set aside (--retry-failed).
+    OLLAMA_URL) or llm:<model id> for any llm embedding model; unset, a brain keeps the
+    model it was built with. Safe to interrupt: the next run continues. Chunks that cannot
+    be embedded are set aside (--retry-failed).
+
+    \b
+    Example:
+        OLLAMA_URL=http://gpu-box:11434 llm brain embed
     """
     _run_embed(db_path, reembed=False, **kwargs)
 
@@ -292,8 +393,26 @@ def embed_cmd(db_path, **kwargs):
 @_embed_options
 def reembed_cmd(db_path, **kwargs):
     """Rebuild every vector with the current model (after changing SECONDBRAIN_EMBED_MODEL
-    or the prefixes). Safe to interrupt: running it again continues where it stopped."""
+    or the prefixes). Safe to interrupt: running it again continues where it stopped.
+
+    \b
+    Example:
+        SECONDBRAIN_EMBED_MODEL=mxbai-embed-large llm brain reembed
+    """
     _run_embed(db_path, reembed=True, **kwargs)
+
+
+def _path_filter(value: str) -> str:
+    """--path as a user types it: a file or folder (relative to here, like forget takes it)
+    becomes the stored absolute path (a folder: everything under it); anything else is a glob."""
+    import os
+
+    from .sources import resolve
+
+    if any(ch in value for ch in "*?[") or not os.path.exists(value):
+        return value
+    real = resolve(value)
+    return real + os.sep + "*" if os.path.isdir(real) else real
 
 
 def _looks_like_path(name: str) -> bool:

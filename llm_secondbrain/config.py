@@ -73,6 +73,11 @@ class Settings:
     timeout: float = 120.0
     retries: int = 3
     fragment_chars: int = DEFAULT_FRAGMENT_CHARS
+    # Whether SECONDBRAIN_EMBED_MODEL was set: if not, a brain is embedded and queried with
+    # the model that built its vectors (its fingerprint), and `embed_model` is only the
+    # default for a brain that has none yet.
+    embed_model_set: bool = True
+    progress_seconds: float = 5.0  # between progress lines when stderr is not a terminal
     extra: dict = field(default_factory=dict)
 
 
@@ -89,6 +94,8 @@ def load(env: dict | None = None, db: str | os.PathLike | None = None) -> Settin
         db_path=Path(os.path.expanduser(db_raw)),
         ollama_url=normalise_ollama_url(ollama),
         embed_model=(env.get("SECONDBRAIN_EMBED_MODEL") or DEFAULT_EMBED_MODEL).strip(),
+        embed_model_set=bool((env.get("SECONDBRAIN_EMBED_MODEL") or "").strip()),
+        progress_seconds=_float_env(env, "SECONDBRAIN_PROGRESS_SECONDS", 5.0),
         max_chars=max_chars,
         min_chars=min_chars,
         strip_emails=env.get("SECONDBRAIN_STRIP_EMAILS", "").strip().lower() in _TRUE,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,7 +25,9 @@ from typing import Callable
 
 from .config import Settings
 from .ollama import Embedder, EmbedError, InputRejected, ServerError, get_embedder, serialize
+from .progress import Ticker
 from .store import Brain
+from .wording import plural
 
 DEFAULT_BATCH_SIZE = 32
 PROBE_TEXT = "secondbrain: what dimension are your vectors?"
@@ -59,7 +60,7 @@ class EmbedReport:
 
     def summary(self) -> str:
         verb = "re-embedded" if self.reembed else "embedded"
-        parts = [f"{verb} {self.embedded + self.reused} chunks ({self.reused} reused)"]
+        parts = [f"{verb} {plural(self.embedded + self.reused, 'chunk')} ({self.reused} reused)"]
         parts.append(f"{self.failed} failed")
         parts.append(f"{self.remaining} remaining")
         if self.quarantined > self.failed:
@@ -148,8 +149,8 @@ def embed_pending(
 ) -> EmbedReport:
     """Embed every pending chunk of `brain`; returns what happened.
 
-    `embedder` defaults to `get_embedder(settings)`. `progress=True` shows a bar on stderr
-    when stderr is a terminal; `on_batch(n)` is called after each batch of n chunks is
+    `embedder` defaults to `get_embedder(settings)`. `progress=True` shows progress on stderr
+    (in place on a terminal, a line every few seconds elsewhere); `on_batch(n)` is called after each batch of n chunks is
     written. Raises ollama.OllamaUnreachable, ModelMissing, ServerError, FingerprintMismatch
     (all EmbedError, one-line messages) when the server cannot embed at all; chunks not yet
     written stay pending, so a later run continues. A text the server fails on while it
@@ -163,7 +164,8 @@ def embed_pending(
             raise ValueError("embed_pending needs settings or an embedder")
         embedder = get_embedder(settings)
     try:
-        return _Backlog(brain, embedder, batch_size, progress, on_batch).run(retry_failed, reembed)
+        every = settings.progress_seconds if settings is not None else 5.0
+        return _Backlog(brain, embedder, batch_size, progress and every, on_batch).run(retry_failed, reembed)
     finally:
         if own:
             embedder.close()
@@ -181,7 +183,7 @@ Answer = bytes | str  # a vector ready to store, or why there is none
 
 
 class _Backlog:
-    def __init__(self, brain: Brain, embedder: Embedder, batch_size: int, progress: bool,
+    def __init__(self, brain: Brain, embedder: Embedder, batch_size: int, progress: float,
                  on_batch: Callable[[int], None] | None):
         self.brain = brain
         self.conn = brain.conn
@@ -289,12 +291,8 @@ class _Backlog:
     def _drain(self, total: int) -> None:
         """The loop: while batch N's answer is written, batch N+1's request is in flight
         (never more than one), so the server is never idle waiting for SQLite."""
-        bar = None
-        if self.progress and sys.stderr.isatty():
-            import click
-
-            bar = click.progressbar(length=total, label="embedding", file=sys.stderr)
-            bar.__enter__()
+        ticker = Ticker("embedding", every=self.progress) if self.progress else None
+        done = 0
         try:
             batches = self._batches()
             previous: dict[str, Answer] = {}
@@ -304,13 +302,14 @@ class _Backlog:
                 previous = answers
                 current = self._send(next(batches, None), previous)
                 written = self._write(rows, answers)
-                if bar is not None:
-                    bar.update(written)
+                done += written
+                if ticker is not None:
+                    ticker.show(f"{done:,} of {total:,} chunks")
                 if self.on_batch is not None:
                     self.on_batch(written)
         finally:
-            if bar is not None:
-                bar.__exit__(None, None, None)
+            if ticker is not None:
+                ticker.close()
 
     def _batches(self) -> Iterator[list[Row]]:
         """Pending chunks in id order, a batch at a time."""

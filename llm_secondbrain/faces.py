@@ -27,7 +27,9 @@ def _search(query: str, options: RecallOptions):
 
 
 def fragment(argument: str) -> llm.Fragment:
-    query = argument.strip()
+    # `!fragment brain:two words` in `llm chat` passes one word: %20 stands for a space
+    # (no real token holds %20, and C++, snake_case or a+b pass unchanged).
+    query = argument.replace("%20", " ").strip()
     if not query:
         raise ValueError("brain: needs a query, as in -f brain:'INV/2026/00037'")
     result, settings = _search(query, RecallOptions(k=FRAGMENT_K))
@@ -36,5 +38,9 @@ def fragment(argument: str) -> llm.Fragment:
 
 
 def tool(query: str, k: int = 5) -> str:
-    result, settings = _search(query, RecallOptions(k=max(1, min(int(k), TOOL_MAX_K))))
+    """The tool answers in words even when the question is wrong: the model can fix it."""
+    try:
+        result, settings = _search(query, RecallOptions(k=max(1, min(int(k), TOOL_MAX_K))))
+    except ValueError as e:
+        return f"brain_recall could not search: {e}"
     return context_text(result, settings.fragment_chars)

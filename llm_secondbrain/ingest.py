@@ -18,6 +18,7 @@ from .readers import Section
 from .scrub import RULES_VERSION, scrub_report
 from .segment import segment
 from .store import Brain, ChunkRow
+from .wording import plural
 
 
 @dataclass
@@ -53,7 +54,7 @@ class IngestReport:
 
     def summary(self) -> str:
         parts = [
-            f"{self.files_seen} files seen",
+            f"{plural(self.files_seen, 'file')} seen",
             f"{self.ingested} ingested",
             f"{self.unchanged} unchanged",
         ]
@@ -67,13 +68,22 @@ class IngestReport:
             f"chunks: {self.chunks_added} added, {self.chunks_kept} kept, {self.chunks_removed} removed"
         )
         if self.files_removed:
-            parts.append(f"{self.files_removed} vanished files removed")
+            parts.append(f"{plural(self.files_removed, 'vanished file')} removed")
         if self.redacted:
             kinds = ", ".join(f"{n} {k}" for k, n in sorted(self.redacted.items()))
             parts.append(f"secrets redacted: {kinds}")
         else:
             parts.append("no secrets redacted")
         return "; ".join(parts)
+
+
+class IngestInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an ingest, carrying what was stored until then (every file before the
+    interruption is whole in the brain; the one being staged is not there at all)."""
+
+    def __init__(self, report: IngestReport):
+        super().__init__("interrupted")
+        self.report = report
 
 
 def _chunks(sections: list[Section], settings: Settings, report: IngestReport) -> tuple[list[ChunkRow], str | None]:
@@ -115,6 +125,17 @@ def ingest(
         sources.check_target(target)
     brain.rescrub_outdated(strip_emails=settings.strip_emails)
     report = IngestReport()
+    try:
+        _ingest_targets(brain, report, targets, settings, project=project, source=source,
+                        name=name, include=include, exclude=exclude, max_bytes=max_bytes,
+                        stdin=stdin, on_file=on_file)
+    except KeyboardInterrupt:
+        raise IngestInterrupted(report) from None
+    return report
+
+
+def _ingest_targets(brain: Brain, report: IngestReport, targets: list[str], settings: Settings, *,
+                    project, source, name, include, exclude, max_bytes, stdin, on_file) -> None:
     brain_files = {str(brain.path), f"{brain.path}-wal", f"{brain.path}-shm", f"{brain.path}-journal"}
     walk_info = sources.Walk()
     seen: set[str] = set()
@@ -142,7 +163,6 @@ def ingest(
         report.files_seen += 1
         ingest_document(brain, report, sources.stdin_document(stdin, name=name, project=project,
                                                               source=source), settings)
-    return report
 
 
 def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, settings: Settings) -> None:

@@ -38,8 +38,9 @@ class RecallOptions:
     project: str | None = _opt(None, "Only chunks of this project")
     source: str | None = _opt(None, "Only chunks of this source (files, stdin, ...)")
     path: str | None = _opt(None, "Only chunks whose file path matches this glob")
-    since: str | None = _opt(None, "Only chunks dated on or after this ISO date")
-    until: str | None = _opt(None, "Only chunks dated on or before this ISO date")
+    since: str | None = _opt(None, "Only chunks dated on or after this date (2026-03-01, "
+                                   "2026-03-01T14:30, 7d, yesterday; bare dates in your time zone)")
+    until: str | None = _opt(None, "Only chunks dated on or before this date (same forms as --since)")
     pool: int = _opt(DEFAULT_POOL, "Candidates taken from each lane before fusion",
                      bench=True, minimum=1)
     fusion: str = _opt(DEFAULT_FUSION, "Hybrid: fuse normalised scores, or reciprocal ranks",
@@ -64,6 +65,13 @@ class RecallOptions:
             raise ValueError("pool and rrf_k must be at least 1")
         if self.lexical_weight is not None and self.lexical_weight < 0:
             raise ValueError("lexical_weight must not be negative")
+        from . import dates
+
+        # Compared with stored UTC instants; a bare --until date includes its whole day.
+        if self.since is not None:
+            object.__setattr__(self, "since", dates.parse(self.since))
+        if self.until is not None:
+            object.__setattr__(self, "until", dates.parse(self.until, end=True))
 
     def replace(self, **changes: Any) -> "RecallOptions":
         return dataclasses.replace(self, **changes)

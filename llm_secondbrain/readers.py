@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from . import dates
 from .sources import Skip, decode
 
 
@@ -68,7 +69,7 @@ def front_matter_date(text: str) -> str | None:
     if not match:
         return None
     date = _DATE_LINE.search(match.group(1))
-    return date.group(1).replace(" ", "T") if date else None
+    return dates.normalise_stored(date.group(1).replace(" ", "T")) if date else None
 
 
 def read_text(raw: bytes, path: str) -> list[Section]:

@@ -235,6 +235,28 @@ def _migrate(db: sqlite_utils.Database) -> None:
             raise
 
 
+BRAIN_COLUMNS = {"sha", "text", "embedded"}  # what every brain's chunks table has, the seed's too
+
+
+def _refuse_a_stranger(conn, path: Path) -> None:
+    """Open an existing database only if it is a brain (ours, or one the seed script made):
+    `--db ~/.../logs.db` must not gain our tables, switch to WAL or get a user_version."""
+    names = sorted(r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+    if not names:
+        return  # an empty file: a new brain
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(chunks)")} if "chunks" in names else set()
+    if BRAIN_COLUMNS <= columns:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise BrainError(
+                f"this brain was made by a newer llm-secondbrain (schema {version}, this one knows "
+                f"{SCHEMA_VERSION}); upgrade with: llm install -U llm-secondbrain")
+        return
+    shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    raise BrainError(f"{path} is not a brain (it holds {shown}); name another file with --db")
+
+
 def _create_private(path: Path) -> None:
     """Create the brain's folder (0700) and file (0600) before SQLite does, owner-only.
     Folders made on the way are owner-only too (`mkdir -p` would make them per the umask,
@@ -284,6 +306,9 @@ class Brain:
         self.read_only = False
         try:
             self._setup(conn)
+        except BrainError:
+            conn.close()
+            raise
         except DB_ERRORS as e:
             conn.close()
             if not self._can_read_immutable(e):
@@ -302,6 +327,7 @@ class Brain:
     def _setup(self, conn) -> None:
         self.db = sqlite_utils.Database(conn)
         self.conn = conn
+        _refuse_a_stranger(conn, self.path)  # before anything could change the file
         self._configure()
         _migrate(self.db)
 

@@ -276,7 +276,8 @@ def test_other_model_is_refused_and_reembed_fixes_it(env, stub):
     with open_brain(db(env)) as brain:
         assert brain.get_meta("embed_model") == "all-minilm" and brain.get_meta("reembed_target") is None
     assert brain_cmd("embed", env=other).exit_code == 0
-    assert brain_cmd("embed").exit_code == 1  # now the default model is the stranger
+    assert brain_cmd("embed").exit_code == 0  # unset, the brain keeps the model that built it
+    assert brain_cmd("embed", env={"SECONDBRAIN_EMBED_MODEL": "nomic-embed-text"}).exit_code == 1
 
 
 def test_changing_the_document_prefix_is_a_different_fingerprint(env, stub):
@@ -332,7 +333,7 @@ def test_a_text_the_server_crashes_on_is_quarantined_and_the_rest_embedded(env, 
     assert "llama runner process has terminated" in error and "CRASHME" not in error
     # once the server is mended, --retry-failed finishes it
     stub.crash_marker = None
-    assert "embedded 1 chunks" in brain_cmd("embed", "--retry-failed").stdout
+    assert "embedded 1 chunk " in brain_cmd("embed", "--retry-failed").stdout
     assert check_consistent(db(env))["embedded"] == 63
 
 

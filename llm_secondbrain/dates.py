@@ -1,0 +1,58 @@
+"""What a person types for a date (`--since 2026-03-01`, `7d`, `yesterday`) -> the instant the
+brain compares chunk dates with.
+
+Chunk dates (`chunks.ts`, else `chunks.created`) are stored as ISO 8601 in UTC
+(`2026-03-01T08:15:00+00:00`), so an instant in that same form compares correctly as text.
+A bare date means that day in the user's time zone; anything else is refused in one line,
+never compared as a string (which matched nothing, or everything).
+"""
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time, timedelta, timezone
+
+_RELATIVE = re.compile(r"^(\d+)\s*([hdw])$")
+_UNITS = {"h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
+HELP = "an ISO date or datetime (2026-03-01, 2026-03-01T14:30), Nd/Nw/Nh ago (7d), today or yesterday"
+
+
+def _utc(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+def _local_midnight(day: date) -> datetime:
+    return datetime.combine(day, time()).astimezone()  # the user's zone
+
+
+def parse(text: str, *, end: bool = False, now: datetime | None = None) -> str:
+    """The UTC instant `text` names. With `end=True` a whole day (a bare date, today,
+    yesterday) extends to its end: the instant is the next day's local midnight, to be
+    compared with `<`. Raises ValueError with the accepted forms."""
+    raw = text.strip().lower()
+    now = now or datetime.now().astimezone()
+    if raw in ("today", "yesterday"):
+        day = now.date() - timedelta(days=raw == "yesterday")
+        return _utc(_local_midnight(day + timedelta(days=1 if end else 0)))
+    if match := _RELATIVE.match(raw):
+        return _utc(now - int(match.group(1)) * _UNITS[match.group(2)])
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw):
+            day = date.fromisoformat(raw)
+            return _utc(_local_midnight(day + timedelta(days=1 if end else 0)))
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"not a date: {text!r} (use {HELP})") from None
+    if moment.tzinfo is None:
+        moment = moment.astimezone()  # a wall-clock time in the user's zone
+    return _utc(moment)
+
+
+def normalise_stored(text: str | None) -> str | None:
+    """A date found in a source (front matter, a message's Date) in the stored form; None
+    when it cannot be read (the file's own date is used instead)."""
+    if not text:
+        return None
+    try:
+        return parse(text)
+    except ValueError:
+        return None
