@@ -167,7 +167,7 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
 @json_option
 @db_option
 def stats_cmd(as_json, db_path):
-    """Show what the brain holds: chunks by project and source, embedding state, size."""
+    """Show what the brain holds: chunks by project, source and format, embedding state, size."""
     with _open(db_path) as sb:
         stats = sb.stats()
     if as_json:
@@ -181,7 +181,7 @@ def stats_cmd(as_json, db_path):
     click.echo(f"facts:    {stats['facts']}")
     model = stats["embed_model"]
     click.echo(f"model:    {model} ({stats['embed_dim']} dimensions)" if model else "model:    none yet")
-    for label in ("projects", "sources"):
+    for label in ("projects", "sources", "formats"):
         if stats[label]:
             click.echo(f"{label}:")
             for key, count in stats[label].items():
@@ -193,8 +193,8 @@ def stats_cmd(as_json, db_path):
 @json_option
 @db_option
 def sources_cmd(project, as_json, db_path):
-    """List what the brain holds: each file or stdin source, its project, chunks and when it
-    was last ingested."""
+    """List what the brain holds: each file or stdin source, its project, chunks, when it
+    was last ingested and its format."""
     with _open(db_path) as sb:
         rows = sb.sources()
     for row in rows:
@@ -203,7 +203,8 @@ def sources_cmd(project, as_json, db_path):
         if as_json:
             click.echo(json.dumps(row))
         else:
-            click.echo(f"{row['path']}\t{row['project']}\t{row['chunks']} chunks\t{row['ingested']}")
+            click.echo(f"{row['path']}\t{row['project']}\t{row['chunks']} chunks\t{row['ingested']}"
+                       f"\t{row['format'] or ''}")
 
 
 @brain.command(name="forget")

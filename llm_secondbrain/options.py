@@ -38,6 +38,8 @@ class RecallOptions:
     project: str | None = _opt(None, "Only chunks of this project")
     source: str | None = _opt(None, "Only chunks of this source (files, stdin, ...)")
     path: str | None = _opt(None, "Only chunks whose file path matches this glob")
+    format: str | None = _opt(None, "Only chunks of sources of this format (text, pdf, docx, "
+                                    "html, epub, mail, notebook)")
     since: str | None = _opt(None, "Only chunks dated on or after this ISO date")
     until: str | None = _opt(None, "Only chunks dated on or before this ISO date")
     pool: int = _opt(DEFAULT_POOL, "Candidates taken from each lane before fusion",
