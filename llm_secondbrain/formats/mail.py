@@ -70,14 +70,17 @@ def read_mbox(raw: bytes, path: str) -> list[Section]:
 def _message_section(raw: bytes, number: int) -> Section | None:
     """One message as a section, or None when it has no header a message has."""
     message = email.message_from_bytes(raw, policy=email.policy.default)
-    if not any(message.get(h) for h in ("From", "Subject", "Date", "Message-ID")):
+    # Each fetch of a header parses it again (the modern policy's header objects): once each.
+    subject, sender, message_id, date = (message.get(h) for h in ("Subject", "From", "Message-ID", "Date"))
+    if not any((subject, sender, message_id, date)):
         return None
-    subject = " ".join(str(message.get("Subject", "")).split())
-    sender = " ".join(str(message.get("From", "")).split())
-    message_id = str(message.get("Message-ID", "")).strip().strip("<>") or f"message-{number}"
-    sent = _date(message)
+    subject = " ".join(str(subject or "").split())
+    sender = " ".join(str(sender or "").split())
+    message_id = str(message_id or "").strip().strip("<>") or f"message-{number}"
+    sent = _date(date)
     body = _body(message)
-    attachments = [part.get_filename() for part in message.walk() if part.get_filename()]
+    attachments = ([part.get_filename() for part in message.walk() if part.get_filename()]
+                   if message.is_multipart() else [])
     head = [f"Subject: {subject}" if subject else "", f"From: {sender}" if sender else "",
             f"Date: {sent}" if sent else "",
             f"Attachments: {', '.join(attachments)}" if attachments else ""]
@@ -86,8 +89,7 @@ def _message_section(raw: bytes, number: int) -> Section | None:
     return Section(text, meta=meta, ts=sent, title=subject or None)
 
 
-def _date(message) -> str | None:
-    value = message.get("Date")
+def _date(value) -> str | None:
     if not value:
         return None
     try:
