@@ -4,13 +4,13 @@ where a reader's optional library is missing (the module hidden, never a skipped
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sqlite3
 import subprocess
 import sys
 import time
 import zipfile
-import zlib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -125,8 +125,6 @@ def test_missing_extra_in_a_fresh_process(tmp_path):
     shim.mkdir()
     (shim / "sitecustomize.py").write_text("import sys\nsys.modules['docx'] = None\n")
     fx.docx_file(tmp_path / "plan.docx", title="Plan", paragraphs=[("Hello there, world.", None)])
-    import os
-
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shim), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(llm_cmd("brain", "ingest", "--no-embed", tmp_path / "plan.docx"),
                           capture_output=True, text=True, env=env, timeout=120)

@@ -45,7 +45,7 @@ def read(raw: bytes, path: str) -> list[Section]:
             continue
         if href in encrypted:
             raise Skip("encrypted")
-        title, text = visible_text(decode_markup(read_member(archive, href)))
+        _, text = visible_text(decode_markup(read_member(archive, href)))
         if text.strip():
             chapters.append(Section(text, meta={"chapter": len(chapters) + 1}))
     if chapters:
