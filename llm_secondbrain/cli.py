@@ -232,8 +232,8 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
 @json_option
 @db_option
 def stats_cmd(as_json, db_path):
-    """Show what the brain holds: chunks by project and source, embedding state, size, and
-    the model that answers queries.
+    """Show what the brain holds: chunks by project, source and format, embedding state,
+    size, and the model that answers queries.
 
     \b
     Example:
@@ -256,7 +256,7 @@ def stats_cmd(as_json, db_path):
         click.echo(f"queries:  embedded with {stats['query_model']}")
     else:
         click.echo(f"queries:  {stats['query_note']}")
-    for label in ("projects", "sources"):
+    for label in ("projects", "sources", "formats"):
         if stats[label]:
             click.echo(f"{label}:")
             for key, count in stats[label].items():
@@ -268,8 +268,8 @@ def stats_cmd(as_json, db_path):
 @json_option
 @db_option
 def sources_cmd(project, as_json, db_path):
-    """List what the brain holds: each file or stdin source, its project, chunks and when it
-    was last ingested.
+    """List what the brain holds: each file or stdin source, its project, chunks, when it
+    was last ingested and its format.
 
     \b
     Examples:
@@ -284,7 +284,8 @@ def sources_cmd(project, as_json, db_path):
         if as_json:
             click.echo(json.dumps(row))
         else:
-            click.echo(f"{row['path']}\t{row['project']}\t{plural(row['chunks'], 'chunk')}\t{row['ingested']}")
+            click.echo(f"{row['path']}\t{row['project']}\t{plural(row['chunks'], 'chunk')}\t{row['ingested']}"
+                       f"\t{row['format'] or ''}")
 
 
 @brain.command(name="forget")

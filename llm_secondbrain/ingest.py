@@ -32,6 +32,7 @@ class IngestReport:
     chunks_removed: int = 0
     files_removed: int = 0
     redacted: Counter = field(default_factory=Counter)
+    notes: Counter = field(default_factory=Counter)  # left out inside read files (readers.Sections)
     embedding: dict | None = None  # what embedding did afterwards, or why it is pending
 
     def as_dict(self) -> dict:
@@ -47,6 +48,7 @@ class IngestReport:
             "files_removed": self.files_removed,
             "redacted": sum(self.redacted.values()),
             "redacted_by_kind": dict(self.redacted),
+            "left_out": dict(self.notes),
         }
         if self.embedding is not None:
             out["embedding"] = self.embedding
@@ -67,6 +69,7 @@ class IngestReport:
         parts.append(
             f"chunks: {self.chunks_added} added, {self.chunks_kept} kept, {self.chunks_removed} removed"
         )
+        parts.extend(f"{n} {what}" for what, n in sorted(self.notes.items()))
         if self.files_removed:
             parts.append(f"{plural(self.files_removed, 'vanished file')} removed")
         if self.redacted:
@@ -96,11 +99,26 @@ def _chunks(sections: list[Section], settings: Settings, report: IngestReport) -
         report.redacted.update(counts)
         if section.title and head is None:
             head = scrub_report(section.title, strip_emails=settings.strip_emails)[0]
+        meta = _scrub_meta(section.meta, settings, report)
         rows.extend(
-            ChunkRow(s.text, s.line_start, s.line_end, meta=section.meta, ts=section.ts)
+            ChunkRow(s.text, s.line_start, s.line_end, meta=meta, ts=section.ts)
             for s in segment(clean, settings.max_chars, settings.min_chars)
         )
     return rows, head
+
+
+def _scrub_meta(meta: dict | None, settings: Settings, report: IngestReport) -> dict | None:
+    """A section's metadata is stored too (a message's From and Subject), so it is scrubbed
+    like its text."""
+    if not meta:
+        return meta
+    clean = {}
+    for key, value in meta.items():
+        if isinstance(value, str):
+            value, counts = scrub_report(value, strip_emails=settings.strip_emails)
+            report.redacted.update(counts)
+        clean[key] = value
+    return clean
 
 
 def ingest(
@@ -186,6 +204,7 @@ def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, s
     except sources.Skip as skip:
         report.skipped[skip.reason] += 1
         return
+    report.notes.update(getattr(sections, "notes", {}))
     content_sha = hashlib.sha256(raw).hexdigest()
     if doc.replace and current and record["content_sha"] == content_sha:
         if doc.size is not None:
@@ -203,7 +222,8 @@ def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, s
     result = brain.stage(
         path=doc.path, chunks=rows, project=project, source=doc.source, ts=doc.ts,
         replace=doc.replace, title=head,
-        ledger={"size": doc.size, "mtime_ns": doc.mtime_ns, "content_sha": content_sha},
+        ledger={"size": doc.size, "mtime_ns": doc.mtime_ns, "content_sha": content_sha,
+                "format": doc.format},
     )
     report.chunks_added += result.added
     report.chunks_kept += result.kept

@@ -38,6 +38,8 @@ class RecallOptions:
     project: str | None = _opt(None, "Only chunks of this project")
     source: str | None = _opt(None, "Only chunks of this source (files, stdin, ...)")
     path: str | None = _opt(None, "Only chunks whose file path matches this glob")
+    format: str | None = _opt(None, "Only chunks of sources of this format (text, pdf, docx, "
+                                    "html, epub, mail, notebook)")
     since: str | None = _opt(None, "Only chunks dated on or after this date (2026-03-01, "
                                    "2026-03-01T14:30, 7d, yesterday; bare dates in your time zone)")
     until: str | None = _opt(None, "Only chunks dated on or before this date (same forms as --since)")

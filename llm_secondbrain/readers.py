@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -34,6 +35,15 @@ class MissingExtra(Skip):
         self.extra = extra
 
 
+class Sections(list):
+    """A reader's sections plus what it left out inside the file (pages without text, broken
+    messages), counted in the ingest summary: a partial read is said, never silent."""
+
+    def __init__(self, items=(), notes: Counter | None = None):
+        super().__init__(items)
+        self.notes: Counter = notes if notes is not None else Counter()
+
+
 Reader = Callable[[bytes, str], list[Section]]
 
 
@@ -44,17 +54,23 @@ class Format:
 
 
 _FORMATS: dict[str, Format] = {}
+_NAMES: dict[str, Format] = {}
 
 
-def register(suffixes: tuple[str, ...], name: str, read: Reader) -> None:
+def register(suffixes: tuple[str, ...], name: str, read: Reader, *, names: tuple[str, ...] = ()) -> None:
+    """Read files ending in `suffixes` (or named exactly one of `names`: a mailbox is often
+    just `mbox`) with `read`."""
     for suffix in suffixes:
         _FORMATS[suffix.lower()] = Format(name, read)
+    for file_name in names:
+        _NAMES[file_name.lower()] = Format(name, read)
 
 
 def format_for(path: str) -> Format:
-    """The format of a file by its suffix; anything unknown is read as text (and skipped as
-    binary by the text reader when it is not)."""
-    return _FORMATS.get(os.path.splitext(path)[1].lower(), TEXT)
+    """The format of a file by its suffix (or name); anything unknown is read as text (and
+    skipped as binary by the text reader when it is not)."""
+    suffix = os.path.splitext(path)[1].lower()
+    return _FORMATS.get(suffix) or _NAMES.get(os.path.basename(path).lower(), TEXT)
 
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)---[ \t]*\n", re.S)
@@ -78,3 +94,24 @@ def read_text(raw: bytes, path: str) -> list[Section]:
 
 
 TEXT = Format("text", read_text)
+
+
+
+def _lazy(module: str, function: str = "read") -> Reader:
+    """The reader `function` of `formats.<module>`, imported when a file of the format is
+    first read: start-up never pays for a document library."""
+    def read(raw: bytes, path: str) -> list[Section]:
+        from importlib import import_module
+
+        return getattr(import_module(f".formats.{module}", __package__), function)(raw, path)
+
+    return read
+
+
+register((".pdf",), "pdf", _lazy("pdf"))
+register((".docx",), "docx", _lazy("docx"))
+register((".html", ".htm", ".xhtml"), "html", _lazy("html"))
+register((".epub",), "epub", _lazy("epub"))
+register((".eml",), "mail", _lazy("mail", "read_eml"))
+register((".mbox",), "mail", _lazy("mail", "read_mbox"), names=("mbox",))
+register((".ipynb",), "notebook", _lazy("notebook"))

@@ -27,6 +27,7 @@ Function words are dropped from the lexical query (`content_words`): in a small 
 """
 from __future__ import annotations
 
+import json
 import math
 from concurrent.futures import ThreadPoolExecutor
 import re
@@ -81,6 +82,7 @@ class Filters:
     path: str | None = None  # a glob, matched against the stored absolute path
     since: str | None = None  # ISO date or datetime, compared with the chunk's ts
     until: str | None = None
+    format: str | None = None  # the reader a source was read with (files.format)
 
     def sql(self, alias: str = "c") -> tuple[str, list]:
         clauses, params = [], []
@@ -101,15 +103,18 @@ class Filters:
             # a bare date means the whole day
             clauses.append(f"coalesce({alias}.ts, {alias}.created) < ?")
             params.append(self.until + "\uffff" if len(self.until) == 10 else self.until)
+        if self.format:
+            clauses.append(f"{alias}.path IN (SELECT path FROM files WHERE format = ?)")
+            params.append(self.format)
         return " AND ".join(clauses), params
 
     def __bool__(self) -> bool:
-        return any((self.project, self.source, self.path, self.since, self.until))
+        return any((self.project, self.source, self.path, self.since, self.until, self.format))
 
     @classmethod
     def of(cls, options: RecallOptions) -> "Filters":
         return cls(project=options.project, source=options.source, path=options.path,
-                   since=options.since, until=options.until)
+                   since=options.since, until=options.until, format=options.format)
 
 
 @dataclass
@@ -125,17 +130,26 @@ class Hit:
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
     contributions: dict[str, float] = field(default_factory=dict)
+    meta: dict | None = None  # what the format knows: page, chapter, message id, heading
 
     @property
     def citation(self) -> str:
-        return f"{self.path}:{self.line}" if self.line else str(self.path)
+        meta = self.meta or {}
+        line = f":{self.line}" if self.line else ""
+        if "page" in meta:
+            return f"{self.path}#page={meta['page']}{line}"
+        if "chapter" in meta:
+            return f"{self.path}#chapter-{meta['chapter']}"
+        if "message_id" in meta:
+            return f"{self.path}#{meta['message_id']}"
+        return f"{self.path}{line}" if line else str(self.path)
 
     def as_dict(self) -> dict:
         return {
             "id": self.id, "path": self.path, "line": self.line, "line_end": self.line_end,
             "citation": self.citation, "project": self.project, "source": self.source,
             "ts": self.ts, "score": self.score, "ranks": self.ranks,
-            "contributions": self.contributions, "text": self.text,
+            "contributions": self.contributions, "meta": self.meta, "text": self.text,
         }
 
 
@@ -501,7 +515,7 @@ def _hits(conn, scored: list[tuple[int, dict]]) -> list[Hit]:
     rows = {
         r[0]: r
         for r in conn.execute(
-            "SELECT id, text, path, line_start, line_end, project, source, coalesce(ts, created) "
+            "SELECT id, text, path, line_start, line_end, project, source, coalesce(ts, created), meta "
             f"FROM chunks WHERE id IN ({','.join('?' * len(ids))})", ids,
         )
     }
@@ -514,6 +528,7 @@ def _hits(conn, scored: list[tuple[int, dict]]) -> list[Hit]:
             id=r[0], text=r[1], path=r[2], line=r[3], line_end=r[4], project=r[5], source=r[6],
             ts=r[7], score=round(info["score"], 6), ranks=info.get("ranks", {}),
             contributions={k: round(v, 6) for k, v in info.get("contributions", {}).items()},
+            meta=json.loads(r[8]) if r[8] else None,
         ))
     return hits
 

@@ -231,17 +231,20 @@ class Document:
     size: int | None = None
     mtime_ns: int | None = None
     replace: bool = True
+    format: str = "text"  # the reader's name (pdf, docx, mail, ...), kept in the files ledger
 
 
 def file_document(entry: FileEntry, source: str, max_bytes: int, explicit_project: bool) -> Document:
     from .readers import format_for
 
+    fmt = format_for(entry.path)
+
     def read() -> tuple[list, bytes]:
         raw = read_bytes(entry, max_bytes)
-        return format_for(entry.path).read(raw, entry.path), raw
+        return fmt.read(raw, entry.path), raw
 
     return Document(entry.path, entry.project, source, read, explicit_project=explicit_project,
-                    ts=entry.ts, size=entry.size, mtime_ns=entry.mtime_ns)
+                    ts=entry.ts, size=entry.size, mtime_ns=entry.mtime_ns, format=fmt.name)
 
 
 def stdin_document(stream: TextIO | None, *, name: str | None, project: str | None,

@@ -211,8 +211,21 @@ def _create_fts(db: sqlite_utils.Database, columns: tuple[str, ...]) -> None:
     db.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('rebuild')")
 
 
+def _m5_file_format(db: sqlite_utils.Database) -> None:
+    """`files.format`: the reader a source was read with (text, pdf, docx, html, epub, mail,
+    notebook), for `sources`, `stats` and recall's `--format`. Sources ingested before are
+    named by their suffix, as the next ingest would name them."""
+    from .readers import format_for
+
+    if "format" not in db["files"].columns_dict:
+        db["files"].add_column("format", str)
+    db.conn.executemany("UPDATE files SET format = ? WHERE path = ?", [
+        (format_for(path).name, path) for (path,) in db.execute("SELECT path FROM files").fetchall()])
+    db.execute("CREATE INDEX IF NOT EXISTS files_format ON files(format)")
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
-              _m4_chunk_meta_and_a_detectable_index]
+              _m4_chunk_meta_and_a_detectable_index, _m5_file_format]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -615,6 +628,8 @@ class Brain:
         ).fetchone()
         by_project = dict(q("SELECT coalesce(project, ''), count(*) FROM chunks GROUP BY 1 ORDER BY 2 DESC"))
         by_source = dict(q("SELECT coalesce(source, ''), count(*) FROM chunks GROUP BY 1 ORDER BY 2 DESC"))
+        by_format = dict(q("SELECT coalesce(f.format, ''), count(*) FROM chunks c JOIN files f "
+                           "ON f.path = c.path GROUP BY 1 ORDER BY 2 DESC"))
         files = q("SELECT count(*) FROM files").fetchone()[0]
         facts = q("SELECT count(*) FROM facts").fetchone()[0]
         size = sum(
@@ -631,6 +646,7 @@ class Brain:
             "facts": facts,
             "projects": by_project,
             "sources": by_source,
+            "formats": by_format,
             "size_bytes": size,
             "embed_model": self.get_meta("embed_model"),
             "embed_dim": int(dim) if dim else None,
@@ -686,7 +702,7 @@ class Brain:
 
     def sources(self) -> list[dict]:
         cur = self.conn.execute(
-            """SELECT f.path, f.project, f.source, count(c.id) AS chunks, f.ingested, f.ts
+            """SELECT f.path, f.project, f.source, count(c.id) AS chunks, f.ingested, f.ts, f.format
                FROM files f LEFT JOIN chunks c ON c.path = f.path
                GROUP BY f.path ORDER BY f.path"""
         )
