@@ -356,3 +356,23 @@ def facts_cmd(as_json, db_path):
         click.echo(f"    {' '.join(fact.text.split())}")
     if not rows and not as_json:
         click.echo("no facts remembered yet", err=True)
+
+
+@brain.command(name="mcp")
+@click.option("--read-only", is_flag=True, help="Offer recall, sources and stats only (no remember)")
+@db_option
+def mcp_cmd(read_only, db_path):
+    """Run an MCP server on standard input and output, for agents outside llm.
+
+    Tools: recall, sources, stats and (unless --read-only) remember. Configure your MCP
+    client to start: llm brain mcp (optionally with --db PATH). Needs the mcp extra:
+    llm install 'llm-secondbrain[mcp]'.
+    """
+    try:
+        from .mcp_server import serve
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] not in ("mcp", "jsonschema"):
+            raise
+        raise _fail("llm brain mcp needs the mcp extra: llm install 'llm-secondbrain[mcp]'") from None
+    with _open(db_path, create=not read_only) as sb:
+        serve(sb, read_only=read_only)
