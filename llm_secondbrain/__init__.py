@@ -51,7 +51,8 @@ def brain_recall(query: str, k: int = 5) -> str:
     return tool(query, k)
 
 
-def brain_remember(text: str, tags: str = "", project: str = "", llm_tool_call=None) -> str:
+def brain_remember(text: str, tags: str = "", project: str = "",
+                   llm_tool_call: llm.ToolCall | None = None) -> str:
     """Save a fact to the user's personal second brain so it can be recalled later (with
     brain_recall, cited as fact:<id>). Use it when the user asks you to remember something,
     or states a lasting fact, preference or decision worth keeping. Give one self-contained
