@@ -37,6 +37,7 @@ def brain_fragment(argument: str):
 @llm.hookimpl
 def register_tools(register):
     register(brain_recall)
+    register(brain_remember)
 
 
 def brain_recall(query: str, k: int = 5) -> str:
@@ -48,6 +49,18 @@ def brain_recall(query: str, k: int = 5) -> str:
     from .faces import tool
 
     return tool(query, k)
+
+
+def brain_remember(text: str, tags: str = "", project: str = "",
+                   llm_tool_call: llm.ToolCall | None = None) -> str:
+    """Save a fact to the user's personal second brain so it can be recalled later (with
+    brain_recall, cited as fact:<id>). Use it when the user asks you to remember something,
+    or states a lasting fact, preference or decision worth keeping. Give one self-contained
+    statement; tags is an optional comma-separated list, project an optional project name.
+    Secrets are redacted before anything is stored."""
+    from .faces import remember
+
+    return remember(text, tags, project, getattr(llm_tool_call, "tool_call_id", None))
 
 
 def __getattr__(name: str):

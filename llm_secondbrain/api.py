@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from . import config
 from .options import RecallOptions
@@ -117,6 +117,32 @@ class SecondBrain:
     def forget(self, *, paths=(), project: str | None = None, source: str | None = None) -> tuple[int, int]:
         """Remove chunks everywhere by path (file or folder), project or source."""
         return self.brain.forget(paths=paths, project=project, source=source)
+
+    def remember(self, text: str, tags: Iterable[str] = (), project: str | None = None,
+                 origin: str | None = "api", turn: str | None = None, *, embed: bool = True):
+        """Store `text` as a fact (scrubbed first; the same fact twice is stored once) that
+        recall finds and cites as `fact:<id>`; returns the facts.Fact. It is embedded at once
+        when the embedding server answers, else it waits in the backlog (`fact.embedding`
+        says which) and is found by its words meanwhile."""
+        from . import facts
+
+        fact = facts.remember(self.brain, self.settings, text, tags=tags, project=project,
+                              origin=origin, turn=turn)
+        if embed:
+            fact.embedding = self.embed_pending_quietly()
+        return fact
+
+    def facts(self) -> list:
+        """Every remembered fact (facts.Fact), oldest first."""
+        from . import facts
+
+        return facts.facts(self.brain)
+
+    def forget_fact(self, fact_id: int) -> None:
+        """Remove one fact everywhere; BrainError when there is no such fact."""
+        from . import facts
+
+        facts.forget(self.brain, fact_id)
 
     def vacuum(self) -> tuple[int, int]:
         return self.brain.vacuum()

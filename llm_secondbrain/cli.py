@@ -292,10 +292,13 @@ def sources_cmd(project, as_json, db_path):
 @click.argument("paths", nargs=-1)
 @click.option("--project", help="Forget every chunk of this project")
 @click.option("--source", help="Forget every chunk of this source")
+@click.option("--fact", "fact_ids", type=int, multiple=True,
+              help="Forget this remembered fact (its id, from: llm brain facts)")
 @json_option
 @db_option
-def forget_cmd(paths, project, source, as_json, db_path):
-    """Remove chunks everywhere (text, search index, vectors) by PATH, --project or --source.
+def forget_cmd(paths, project, source, fact_ids, as_json, db_path):
+    """Remove chunks everywhere (text, search index, vectors) by PATH, --project or --source,
+    or a remembered fact by --fact ID.
 
     A PATH is a file or a folder (everything under it), typed as you like: it is resolved
     the same way ingest stores it. Combined options must all match.
@@ -307,8 +310,17 @@ def forget_cmd(paths, project, source, as_json, db_path):
     """
     from .sources import resolve
 
+    if fact_ids:
+        if paths or project is not None or source is not None:
+            raise _fail("--fact forgets facts only: give it without a PATH, --project or --source")
+        with _open(db_path) as sb:
+            for fact_id in fact_ids:
+                sb.forget_fact(fact_id)
+        ids = ", ".join(f"fact:{i}" for i in fact_ids)
+        click.echo(json.dumps({"facts_removed": list(fact_ids)}) if as_json else f"forgot {ids}")
+        return
     if not paths and project is None and source is None:
-        raise _fail("say what to forget: a PATH, --project or --source")
+        raise _fail("say what to forget: a PATH, --project, --source or --fact")
     resolved = [p if p == "-" or not _looks_like_path(p) else resolve(p) for p in paths]
     with _open(db_path) as sb:
         chunks, files = sb.forget(paths=resolved, project=project, source=source)
@@ -419,3 +431,68 @@ def _path_filter(value: str) -> str:
 def _looks_like_path(name: str) -> bool:
     """stdin sources are stored under their --name verbatim; anything else is a filesystem path."""
     return Path(name).is_absolute() or Path(name).exists() or "/" in name or name.startswith(".")
+
+
+@brain.command(name="remember")
+@click.argument("text", nargs=-1, required=True)
+@click.option("--tag", "tags", multiple=True, help="A tag for the fact (repeatable)")
+@click.option("--project", help="Project stored with the fact")
+@json_option
+@db_option
+def remember_cmd(text, tags, project, as_json, db_path):
+    """Remember TEXT as a fact (or - to read it from standard input).
+
+    The fact is scrubbed like everything else, stored once however often it is remembered,
+    found by recall and cited as fact:<id>. Without Ollama it is stored all the same and
+    embedded later (llm brain embed).
+    """
+    body = sys.stdin.read() if text == ("-",) else " ".join(text)
+    with _open(db_path, create=True) as sb:
+        fact = sb.remember(body, tags=tags, project=project, origin="cli")
+    embedding = fact.embedding or {}
+    if embedding.get("error"):
+        click.echo(f"embedding pending ({embedding['error'].rstrip('.')}); "
+                   "run: llm brain embed", err=True)
+    if as_json:
+        click.echo(json.dumps(fact.as_dict()))
+    else:
+        click.echo(f"{'remembered' if fact.stored else 'already remembered'}: {fact.citation}")
+
+
+@brain.command(name="facts")
+@json_option
+@db_option
+def facts_cmd(as_json, db_path):
+    """List remembered facts: id, when, project, tags and text."""
+    with _open(db_path) as sb:
+        rows = sb.facts()
+    for fact in rows:
+        if as_json:
+            click.echo(json.dumps(fact.as_dict()))
+            continue
+        tags = f"  #{' #'.join(fact.tags)}" if fact.tags else ""
+        project = f"  [{fact.project}]" if fact.project else ""
+        click.echo(f"{fact.citation}  {fact.created}{project}{tags}")
+        click.echo(f"    {' '.join(fact.text.split())}")
+    if not rows and not as_json:
+        click.echo("no facts remembered yet", err=True)
+
+
+@brain.command(name="mcp")
+@click.option("--read-only", is_flag=True, help="Offer recall, sources and stats only (no remember)")
+@db_option
+def mcp_cmd(read_only, db_path):
+    """Run an MCP server on standard input and output, for agents outside llm.
+
+    Tools: recall, sources, stats and (unless --read-only) remember. Configure your MCP
+    client to start: llm brain mcp (optionally with --db PATH). Needs the mcp extra:
+    llm install 'llm-secondbrain[mcp]'.
+    """
+    try:
+        from .mcp_server import serve
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] not in ("mcp", "jsonschema"):
+            raise
+        raise _fail("llm brain mcp needs the mcp extra: llm install 'llm-secondbrain[mcp]'") from None
+    with _open(db_path, create=not read_only) as sb:
+        serve(sb, read_only=read_only)

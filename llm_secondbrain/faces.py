@@ -20,10 +20,15 @@ def _search(query: str, options: RecallOptions):
     with SecondBrain.open(create=False, settings=settings) as brain:
         result = brain.search(query, options)
     for note in result.notes:
-        if note not in _said:  # llm may resolve one fragment several times in a run
-            _said.add(note)
-            print(note, file=sys.stderr)
+        _note(note)
     return result, settings
+
+
+def _note(note: str) -> None:
+    """Say it on stderr once per run: llm may resolve one fragment several times in a run."""
+    if note not in _said:
+        _said.add(note)
+        print(note, file=sys.stderr)
 
 
 def fragment(argument: str) -> llm.Fragment:
@@ -44,3 +49,15 @@ def tool(query: str, k: int = 5) -> str:
     except ValueError as e:
         return f"brain_recall could not search: {e}"
     return context_text(result, settings.fragment_chars)
+
+
+def remember(text: str, tags: str = "", project: str = "", turn: str | None = None) -> str:
+    """The brain_remember tool: store a fact; the answer tells the model how it is cited."""
+    with SecondBrain.open(create=True, settings=config.load()) as brain:
+        fact = brain.remember(text, tags=[tags] if tags else [], project=project or None,
+                              origin="llm:brain_remember", turn=turn)
+    error = (fact.embedding or {}).get("error")
+    if error:
+        _note(f"fact stored, embedding pending ({error.rstrip('.')}); run: llm brain embed")
+    said = "Remembered" if fact.stored else "Already remembered"
+    return f"{said} as {fact.citation}: {fact.text}"

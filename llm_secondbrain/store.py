@@ -224,8 +224,19 @@ def _m5_file_format(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS files_format ON files(format)")
 
 
+def _m6_remembered_facts(db: sqlite_utils.Database) -> None:
+    """Facts a person or a model asked the brain to remember (facts.py): their tags (JSON),
+    who stored them (`origin`) and in which turn when known, their project, and `sha`, the
+    key of their normalised text, so the same fact is stored once."""
+    columns = db["facts"].columns_dict
+    for name in ("tags", "origin", "turn", "project", "sha"):
+        if name not in columns:
+            db["facts"].add_column(name, str)
+    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS facts_sha ON facts(sha)")
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
-              _m4_chunk_meta_and_a_detectable_index, _m5_file_format]
+              _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -387,7 +398,11 @@ class Brain:
     @contextlib.contextmanager
     def write(self) -> Iterator[None]:
         """One atomic write. IMMEDIATE takes the write lock up front, so two writers queue on
-        the busy timeout instead of failing with 'database is locked' on lock upgrade."""
+        the busy timeout instead of failing with 'database is locked' on lock upgrade. Inside
+        another write it joins that transaction, so a caller can make several steps one."""
+        if self.conn.in_transaction:
+            yield
+            return
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -606,6 +621,9 @@ class Brain:
             ids = [r[0] for r in self.conn.execute(f"SELECT id FROM chunks WHERE {cond}", params)]
             removed = self._delete_ids(ids)
             files = self.conn.execute(f"DELETE FROM files WHERE {cond}", params).rowcount
+            # A remembered fact lives on as long as its chunk (facts.py).
+            self.conn.execute("DELETE FROM facts WHERE substr(path, 1, 5) = 'fact:' AND NOT EXISTS "
+                              "(SELECT 1 FROM chunks c WHERE c.path = facts.path)")
         return removed, files
 
     def remove_paths(self, paths: Iterable[str]) -> int:

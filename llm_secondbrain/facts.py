@@ -1,0 +1,143 @@
+"""Remembered facts: short things a person or a model asks the brain to keep.
+
+`llm brain remember`, `SecondBrain.remember`, the `brain_remember` tool and the MCP server's
+`remember` all end here. A fact is scrubbed first, then kept twice in one transaction: as a row
+of `facts` (its text, tags, project, who stored it and in which turn when known, and when) and
+as one chunk with path `fact:<id>`, source `remember` and role `fact`, so recall, its filters,
+the fragment and the tool find it and cite it as `fact:<id>` like any passage. The chunk is
+embedded with the rest of the backlog. Forgetting the chunk (`llm brain forget --fact ID`, or
+`--source remember`) forgets the fact (store.Brain.forget).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Iterable
+
+from .config import Settings
+from .scrub import scrub
+from .store import Brain, BrainError, ChunkRow, now_iso, text_sha
+
+SOURCE = "remember"
+ROLE = "fact"
+PREFIX = "fact:"
+
+
+@dataclass
+class Fact:
+    id: int
+    text: str
+    tags: list[str] = field(default_factory=list)
+    project: str | None = None
+    origin: str | None = None  # who stored it: cli, api, llm:brain_remember, mcp:<client>
+    turn: str | None = None  # the tool call or turn that stored it, when the caller knows one
+    created: str | None = None
+    stored: bool = True  # False when the same fact was already there (nothing new was stored)
+    embedding: dict | None = None  # set by SecondBrain.remember: what embedding did, or why not
+
+    @property
+    def citation(self) -> str:
+        return f"{PREFIX}{self.id}"
+
+    def as_dict(self) -> dict:
+        return {"citation": self.citation, **asdict(self)}
+
+
+def tidy(text: str) -> str:
+    """The text as stored: no trailing spaces on a line, no blank lines at either end."""
+    return "\n".join(line.rstrip() for line in text.strip().splitlines()).strip()
+
+
+def fact_key(text: str) -> str:
+    """Two texts that differ only in spacing and line breaks are the same fact."""
+    return text_sha(" ".join(text.split()))
+
+
+def clean_tags(tags: Iterable[str], *, strip_emails: bool = False) -> list[str]:
+    """Scrubbed, trimmed, without empties or repeats, in the order given. A tag may hold a
+    comma-separated list ("billing, 2026"), as a model writes tags into one string."""
+    out: list[str] = []
+    for raw in tags:
+        for tag in str(raw).split(","):
+            tag = " ".join(scrub(tag, strip_emails=strip_emails).split())
+            if tag and tag not in out:
+                out.append(tag)
+    return out
+
+
+def remember(brain: Brain, settings: Settings, text: str, *, tags: Iterable[str] = (),
+             project: str | None = None, origin: str | None = None,
+             turn: str | None = None) -> Fact:
+    """Store `text` as a fact (scrubbed) and its chunk, in one transaction; returns the Fact.
+    The same fact again returns the stored one, with the new tags added to it."""
+    if not isinstance(text, str):
+        raise ValueError("a fact must be text")
+    strip = settings.strip_emails
+    body = tidy(scrub(text, strip_emails=strip))
+    if not body:
+        raise ValueError("nothing to remember: the text is empty")
+    if len(body) > settings.max_chars:
+        raise ValueError(
+            f"a fact is at most {settings.max_chars} characters (this one has {len(body)}); "
+            "store longer text as a note: llm brain ingest - --name NAME")
+    tag_list = clean_tags(tags, strip_emails=strip)
+    project = _clean_label(project, strip)
+    origin = _clean_label(origin, strip)
+    turn = _clean_label(turn, strip)
+    key = fact_key(body)
+    conn = brain.conn
+    with brain.write():
+        row = conn.execute("SELECT id, text, tags, project, origin, turn, created FROM facts "
+                           "WHERE sha = ?", (key,)).fetchone()
+        if row:
+            fact = _fact(row, stored=False)
+            added = [t for t in tag_list if t not in fact.tags]
+            if added:
+                fact.tags += added
+                conn.execute("UPDATE facts SET tags = ? WHERE id = ?", (json.dumps(fact.tags), fact.id))
+        else:
+            created = now_iso()
+            cur = conn.execute(
+                "INSERT INTO facts(text, source, created, tags, origin, turn, project, sha) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (body, SOURCE, created, json.dumps(tag_list), origin, turn, project, key))
+            fact = Fact(id=cur.lastrowid, text=body, tags=tag_list, project=project,
+                        origin=origin, turn=turn, created=created)
+        # (Re)stage even a known fact: its chunk is then there whatever happened to it before.
+        brain.stage(path=fact.citation, chunks=[ChunkRow(
+            fact.text, None, None, meta={"tags": fact.tags} if fact.tags else None)],
+            project=fact.project, source=SOURCE, ts=fact.created, role=ROLE, replace=True)
+        chunk_id = conn.execute("SELECT id FROM chunks WHERE path = ?", (fact.citation,)).fetchone()[0]
+        conn.execute("UPDATE facts SET path = ?, chunk_id = ? WHERE id = ?",
+                     (fact.citation, chunk_id, fact.id))
+    return fact
+
+
+def facts(brain: Brain) -> list[Fact]:
+    """Every remembered fact, oldest first."""
+    rows = brain.conn.execute("SELECT id, text, tags, project, origin, turn, created FROM facts "
+                              "ORDER BY id").fetchall()
+    return [_fact(row) for row in rows]
+
+
+def forget(brain: Brain, fact_id: int) -> None:
+    """Remove a fact everywhere: its row, its chunk, its search entry and vector."""
+    exists = brain.conn.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone()
+    if not exists:
+        raise BrainError(f"no fact {fact_id} (list them with: llm brain facts)")
+    with brain.write():
+        brain.forget(paths=[f"{PREFIX}{fact_id}"])
+        brain.conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
+
+
+def _clean_label(value: str | None, strip_emails: bool) -> str | None:
+    if value is None:
+        return None
+    value = " ".join(scrub(str(value), strip_emails=strip_emails).split())
+    return value or None
+
+
+def _fact(row: tuple, stored: bool = True) -> Fact:
+    fid, text, tags, project, origin, turn, created = row
+    return Fact(id=fid, text=text, tags=json.loads(tags) if tags else [], project=project,
+                origin=origin, turn=turn, created=created, stored=stored)

@@ -1,0 +1,141 @@
+"""Remembered facts through every face: the CLI, the Python API, the fragment and the
+brain_remember / brain_recall tools through `llm -m echo`."""
+import json
+
+from conftest import dump_brain
+
+from llm_secondbrain import SecondBrain
+
+SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+
+def facts_json(run):
+    return [json.loads(line) for line in run("brain", "facts", "--json").stdout.splitlines()]
+
+
+def recall_json(run, *args):
+    out = run("brain", "recall", *args, "--json").stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def echo_tool(run, tool, arguments):
+    call = json.dumps({"tool_calls": [{"name": tool, "arguments": arguments}]})
+    return run("-m", "echo", "-T", tool, call)
+
+
+def test_remember_is_scrubbed_found_and_cited(run, brain_path):
+    result = run("brain", "remember", f"The deploy token for the boiler API is {SECRET}",
+                 "--tag", "home", "--project", "house")
+    assert result.stdout.strip() == "remembered: fact:1"
+    assert "embedding pending" in result.stderr  # no Ollama here: stored all the same
+    assert SECRET not in dump_brain(brain_path)
+    hits = recall_json(run, "boiler deploy token")
+    assert hits[0]["citation"] == "fact:1" and hits[0]["project"] == "house"
+    assert SECRET not in hits[0]["text"] and "boiler API" in hits[0]["text"]
+    # the filters see facts like any chunk
+    assert recall_json(run, "boiler", "--source", "remember")[0]["citation"] == "fact:1"
+    assert "no project named 'elsewhere'" in run("brain", "recall", "boiler", "--project", "elsewhere",
+                                                  ok=False).output
+    plain = run("brain", "recall", "boiler").stdout
+    assert "fact:1  [house]" in plain
+
+
+def test_the_same_fact_twice_is_stored_once(run):
+    run("brain", "remember", "Anna prefers green tea", "--tag", "people")
+    again = run("brain", "remember", "  Anna prefers\n green   tea ", "--tag", "drinks, people")
+    assert again.stdout.strip() == "already remembered: fact:1"
+    rows = facts_json(run)
+    assert len(rows) == 1 and rows[0]["tags"] == ["people", "drinks"]
+    assert rows[0]["origin"] == "cli" and rows[0]["text"] == "Anna prefers green tea"
+    stats = json.loads(run("brain", "stats", "--json").stdout)
+    assert stats["facts"] == 1 and stats["sources"] == {"remember": 1}
+
+
+def test_facts_lists_and_forget_fact_removes_everywhere(run, brain_path):
+    run("brain", "remember", "The spare key is under the blue flowerpot")
+    run("brain", "remember", "Wifi in the cabin is called Fjellbu", "--tag", "cabin")
+    listing = run("brain", "facts").stdout
+    assert "fact:1" in listing and "fact:2" in listing and "#cabin" in listing
+    assert run("brain", "forget", "--fact", "1").stdout.strip() == "forgot fact:1"
+    assert [f["id"] for f in facts_json(run)] == [2]
+    assert recall_json(run, "spare key flowerpot") == []
+    run("brain", "vacuum")  # SQLite frees pages without wiping them: vacuum does
+    assert "flowerpot" not in dump_brain(brain_path) and "Fjellbu" in dump_brain(brain_path)
+    missing = run("brain", "forget", "--fact", "1", ok=False)
+    assert missing.exit_code == 1 and missing.stderr.strip() == "Error: no fact 1 (list them with: llm brain facts)"
+    # forgetting the source forgets the facts with their chunks
+    run("brain", "forget", "--source", "remember")
+    assert facts_json(run) == []
+
+
+def test_bad_facts_are_one_line_errors_and_store_nothing(run, brain_path, monkeypatch):
+    run("brain", "remember", "something to keep")
+    empty = run("brain", "remember", "   ", ok=False)
+    assert empty.exit_code == 1 and empty.stderr.strip() == "Error: nothing to remember: the text is empty"
+    monkeypatch.setenv("SECONDBRAIN_MAX_CHARS", "200")
+    monkeypatch.setenv("SECONDBRAIN_MIN_CHARS", "50")
+    long = run("brain", "remember", "word " * 100, ok=False)
+    assert long.exit_code == 1 and "at most 200 characters" in long.stderr
+    assert len(long.stderr.strip().splitlines()) == 1
+    both = run("brain", "forget", "--fact", "1", "--project", "x", ok=False)
+    assert both.exit_code == 1 and "--fact forgets facts only" in both.stderr
+    assert [f["id"] for f in facts_json(run)] == [1]
+    assert json.loads(run("brain", "stats", "--json").stdout)["chunks"] == 1
+
+
+def test_remember_reads_standard_input(run):
+    run("brain", "remember", "-", "--tag", "stdin", input="Meeting moved to Thursday 14:00\n")
+    assert facts_json(run)[0]["text"] == "Meeting moved to Thursday 14:00"
+
+
+def test_with_ollama_a_fact_is_embedded_at_once_and_found_by_meaning(run, ollama):
+    result = run("brain", "remember", "tomatoes need more soil moisture in July", "--json")
+    assert json.loads(result.stdout)["embedding"]["embedded"] == 1
+    assert "pending" not in result.stderr
+    hits = recall_json(run, "tomattoes moisure", "--mode", "dense")  # misspelt: meaning only
+    assert hits[0]["citation"] == "fact:1" and set(hits[0]["ranks"]) == {"dense"}
+
+
+def test_a_fact_stored_without_ollama_is_embedded_later(run, monkeypatch, ollama):
+    monkeypatch.setenv("OLLAMA_URL", "http://127.0.0.1:9")
+    run("brain", "remember", "the cabin's water pump is a Grundfos")
+    assert json.loads(run("brain", "stats", "--json").stdout)["pending"] == 1
+    monkeypatch.setenv("OLLAMA_URL", ollama.url)
+    run("brain", "embed", "--no-progress")
+    hits = recall_json(run, "grundfos pump", "--mode", "dense")
+    assert hits[0]["citation"] == "fact:1"
+
+
+def test_brain_remember_tool_through_llm_echo(run):
+    result = echo_tool(run, "brain_remember", {
+        "text": f"Kari's birthday is 14 May; her old API key was {SECRET}",
+        "tags": "people, birthdays", "project": "family"})
+    output = next(line for line in result.stdout.splitlines() if '"output":' in line)
+    assert "Remembered as fact:1" in output and SECRET not in output
+    fact = facts_json(run)[0]
+    assert fact["origin"] == "llm:brain_remember" and fact["turn"].startswith("tc_")
+    assert fact["tags"] == ["people", "birthdays"] and fact["project"] == "family"
+    assert SECRET not in fact["text"]
+    # ... and the recall tool and the fragment find it, cited
+    found = echo_tool(run, "brain_recall", {"query": "when is Kari's birthday?"})
+    assert "[1] fact:1 (project family)" in found.stdout
+    prompt = json.loads(run("-m", "echo", "-f", "brain:Kari birthday", "hi").stdout)["prompt"]
+    assert "fact:1" in prompt and "14 May" in prompt
+
+
+def test_brain_remember_tool_bad_input_is_an_answer_not_a_crash(run):
+    result = echo_tool(run, "brain_remember", {"text": "  "})
+    assert "nothing to remember" in result.stdout
+    assert facts_json(run) == []
+
+
+def test_python_api(brain_path):
+    with SecondBrain.open(brain_path) as brain:
+        fact = brain.remember("The invoice template lives in Drive/Admin", tags=["admin"],
+                              embed=False)
+        assert (fact.id, fact.citation, fact.origin, fact.stored) == (1, "fact:1", "api", True)
+        assert brain.remember("The invoice template lives in Drive/Admin").stored is False
+        assert brain.recall("invoice template", mode="lexical")[0].citation == "fact:1"
+        assert [f.text for f in brain.facts()] == ["The invoice template lives in Drive/Admin"]
+        brain.forget_fact(1)
+        assert brain.facts() == [] and brain.recall("invoice template", mode="lexical") == []
