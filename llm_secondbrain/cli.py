@@ -117,7 +117,7 @@ def recall_cmd(query, as_json, explain, db_path, **values):
 
 
 @brain.command(name="ingest")
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
 @click.option("--project", help="Project name stored on every chunk (default: the folder's name)")
 @click.option("--source", help="Source name stored on every chunk (default: files / stdin)")
 @click.option("--name", help="Name for standard input; re-ingesting a name replaces it")
@@ -129,11 +129,18 @@ def recall_cmd(query, as_json, explain, db_path, **values):
               help="Redact e-mail addresses too (or set SECONDBRAIN_STRIP_EMAILS=1)")
 @click.option("--no-embed", is_flag=True, help="Only store; embed later with: llm brain embed")
 @click.option("--no-progress", is_flag=True, help="Hide the embedding progress bar")
+@click.option("--llm-logs", is_flag=True, help="Also ingest the conversations llm has logged")
+@click.option("--logs-db", type=click.Path(dir_okay=False),
+              help="With --llm-logs: read this logs file (default: llm logs path)")
+@click.option("--include-brain-turns", is_flag=True,
+              help="With --llm-logs: keep turns that used brain: fragments or brain_recall")
+@click.option("--since", help="With --llm-logs: only conversations active on or after this ISO date")
 @json_option
 @db_option
 def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_emails, no_embed,
-               no_progress, as_json, db_path):
-    """Ingest files, folders (recursively) and - (standard input).
+               no_progress, llm_logs, logs_db, include_brain_turns, since, as_json, db_path):
+    """Ingest files, folders (recursively) and - (standard input), and with --llm-logs
+    every conversation llm has logged (incremental: only new turns are read).
 
     Every text is scrubbed of secrets, cut into paragraph chunks and stored once.
     Unchanged files are skipped; changed files replace only the chunks that changed;
@@ -141,6 +148,10 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
     """
     from .sources import check_target
 
+    if not paths and not llm_logs:
+        raise _fail("say what to ingest: PATHS, - (standard input) or --llm-logs")
+    if (logs_db or include_brain_turns or since) and not llm_logs:
+        raise _fail("--logs-db, --include-brain-turns and --since go with --llm-logs")
     settings = config.load(db=db_path)
     if strip_emails:
         settings = config.replace(settings, strip_emails=True)
@@ -151,6 +162,7 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
             list(paths), embed=not no_embed, progress=not no_progress, project=project,
             source=source, name=name, include=include, exclude=exclude,
             max_bytes=int(max_size * 1024 * 1024), stdin=sys.stdin if "-" in paths else None,
+            llm_logs=llm_logs, logs_db=logs_db, include_brain_turns=include_brain_turns, since=since,
         )
     embedding = report.embedding or {}
     if embedding.get("error"):

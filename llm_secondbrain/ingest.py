@@ -87,7 +87,9 @@ def _chunks(sections: list[Section], settings: Settings, report: IngestReport) -
         if section.title and head is None:
             head = scrub_report(section.title, strip_emails=settings.strip_emails)[0]
         rows.extend(
-            ChunkRow(s.text, s.line_start, s.line_end, meta=section.meta, ts=section.ts)
+            ChunkRow(s.text, s.line_start if section.cite_lines else None,
+                     s.line_end if section.cite_lines else None,
+                     meta=section.meta, ts=section.ts, ref=section.ref, role=section.role)
             for s in segment(clean, settings.max_chars, settings.min_chars)
         )
     return rows, head
@@ -106,13 +108,24 @@ def ingest(
     max_bytes: int = sources.DEFAULT_MAX_BYTES,
     stdin: TextIO | None = None,
     on_file: Callable[[str], None] | None = None,
+    llm_logs: bool = False,
+    logs_db: str | os.PathLike | None = None,
+    include_brain_turns: bool = False,
+    since: str | None = None,
 ) -> IngestReport:
-    """Ingest files, folders (recursively) and '-' (standard input) into `brain`.
+    """Ingest files, folders (recursively) and '-' (standard input) into `brain`, and with
+    `llm_logs` the conversations `llm` logged (llm_logs.ingest_logs: `logs_db`,
+    `include_brain_turns` and `since` are its options).
 
     Raises sources.SourceError before anything is written when a named path is unusable.
     """
     for target in targets:
         sources.check_target(target)
+    if llm_logs:
+        from .llm_logs import check_since, logs_path
+
+        logs_path(logs_db)
+        check_since(since)
     brain.rescrub_outdated(strip_emails=settings.strip_emails)
     report = IngestReport()
     brain_files = {str(brain.path), f"{brain.path}-wal", f"{brain.path}-shm", f"{brain.path}-journal"}
@@ -142,6 +155,11 @@ def ingest(
         report.files_seen += 1
         ingest_document(brain, report, sources.stdin_document(stdin, name=name, project=project,
                                                               source=source), settings)
+    if llm_logs:
+        from .llm_logs import ingest_logs
+
+        ingest_logs(brain, report, settings, logs_db=logs_db, include_brain_turns=include_brain_turns,
+                    since=since, project=project)
     return report
 
 
