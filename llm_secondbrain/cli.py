@@ -309,5 +309,10 @@ def reembed_cmd(db_path, **kwargs):
 
 
 def _looks_like_path(name: str) -> bool:
-    """stdin sources are stored under their --name verbatim; anything else is a filesystem path."""
+    """stdin sources are stored under their --name verbatim, and llm conversations under
+    their citation; anything else is a filesystem path."""
+    from .llm_logs import PATH_PREFIX
+
+    if name.startswith(PATH_PREFIX):
+        return False
     return Path(name).is_absolute() or Path(name).exists() or "/" in name or name.startswith(".")
