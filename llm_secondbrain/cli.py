@@ -129,7 +129,7 @@ def recall_cmd(query, as_json, explain, db_path, **values):
               help="Redact e-mail addresses too (or set SECONDBRAIN_STRIP_EMAILS=1)")
 @click.option("--no-embed", is_flag=True, help="Only store; embed later with: llm brain embed")
 @click.option("--no-progress", is_flag=True, help="Hide the embedding progress bar")
-@click.option("--llm-logs", is_flag=True, help="Also ingest the conversations llm has logged")
+@click.option("--llm-logs", is_flag=True, help="Ingest the conversations llm has logged (incremental)")
 @click.option("--logs-db", type=click.Path(dir_okay=False),
               help="With --llm-logs: read this logs file (default: llm logs path)")
 @click.option("--include-brain-turns", is_flag=True,
