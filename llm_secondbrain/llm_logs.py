@@ -31,6 +31,7 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from .config import Settings
@@ -38,6 +39,9 @@ from .readers import Section
 from .scrub import scrub
 from .sources import Document, SourceError, resolve
 from .store import Brain
+
+if TYPE_CHECKING:
+    from .ingest import IngestReport
 
 SOURCE = "llm"
 DEFAULT_PROJECT = "llm"
@@ -240,7 +244,7 @@ def conversation_document(cid: str, turns: list[Turn], *, project: str, explicit
                     ts=max((t.ts for t in turns if t.ts), default=None))
 
 
-def ingest_logs(brain: Brain, report, settings: Settings, *, logs_db: str | os.PathLike | None = None,
+def ingest_logs(brain: Brain, report: "IngestReport", settings: Settings, *, logs_db: str | os.PathLike | None = None,
                 include_brain_turns: bool = False, since: str | None = None,
                 project: str | None = None) -> None:
     """Bring the brain up to date with the conversations logged in `logs_db` (default: llm's
