@@ -48,8 +48,9 @@ class SecondBrain:
 
     def ingest(self, paths: list[str | os.PathLike], *, embed: bool = True, progress: bool = False,
                **options: Any):
-        """Ingest files, folders and '-' (see `llm brain ingest --help` for the options), then
-        embed what was staged unless embed=False. Returns the IngestReport; its `embedding`
+        """Ingest files, folders and '-' (see `llm brain ingest --help` for the options), and
+        with llm_logs=True the conversations llm logged (logs_db=, include_brain_turns=,
+        since=), then embed what was staged unless embed=False. Returns the IngestReport; its `embedding`
         says what embedding did, or why it is pending (Ollama down: the chunks are stored all
         the same and `embed()` finishes later). Raises only for what stops the ingest itself."""
         from .ingest import ingest

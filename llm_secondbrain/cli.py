@@ -153,7 +153,7 @@ def recall_cmd(query, as_json, explain, db_path, **values):
 
 
 @brain.command(name="ingest")
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
 @click.option("--project", help="Project name stored on every chunk (default: the folder's name)")
 @click.option("--source", help="Source name stored on every chunk (default: files / stdin)")
 @click.option("--name", help="Name for standard input; re-ingesting a name replaces it")
@@ -165,11 +165,18 @@ def recall_cmd(query, as_json, explain, db_path, **values):
               help="Redact e-mail addresses too (or set SECONDBRAIN_STRIP_EMAILS=1)")
 @click.option("--no-embed", is_flag=True, help="Only store; embed later with: llm brain embed")
 @click.option("--no-progress", is_flag=True, help="Hide the embedding progress bar")
+@click.option("--llm-logs", is_flag=True, help="Ingest the conversations llm has logged (incremental)")
+@click.option("--logs-db", type=click.Path(dir_okay=False),
+              help="With --llm-logs: read this logs file (default: llm logs path)")
+@click.option("--include-brain-turns", is_flag=True,
+              help="With --llm-logs: keep turns that used brain: fragments or brain_recall")
+@click.option("--since", help="With --llm-logs: only conversations active on or after this ISO date")
 @json_option
 @db_option
 def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_emails, no_embed,
-               no_progress, as_json, db_path):
-    """Ingest files, folders (recursively) and - (standard input).
+               no_progress, llm_logs, logs_db, include_brain_turns, since, as_json, db_path):
+    """Ingest files, folders (recursively) and - (standard input), and with --llm-logs
+    every conversation llm has logged (incremental: only new turns are read).
 
     Every text is scrubbed of secrets, cut into paragraph chunks and stored once.
     Unchanged files are skipped; changed files replace only the chunks that changed;
@@ -182,11 +189,16 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
         llm brain ingest ~/notes
         llm brain ingest ~/work/docs --project work --exclude '*.log'
         pbpaste | llm brain ingest - --name meeting-2026-03-01
+        llm brain ingest --llm-logs
     """
     from .ingest import IngestInterrupted
     from .progress import Ticker
     from .sources import check_target
 
+    if not paths and not llm_logs:
+        raise _fail("say what to ingest: PATHS, - (standard input) or --llm-logs")
+    if (logs_db or include_brain_turns or since) and not llm_logs:
+        raise _fail("--logs-db, --include-brain-turns and --since go with --llm-logs")
     settings = config.load(db=db_path)
     if strip_emails:
         settings = config.replace(settings, strip_emails=True)
@@ -207,6 +219,8 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
                 list(paths), embed=not no_embed, progress=not no_progress, project=project,
                 source=source, name=name, include=include, exclude=exclude, on_file=on_file,
                 max_bytes=int(max_size * 1024 * 1024), stdin=sys.stdin if "-" in paths else None,
+                llm_logs=llm_logs, logs_db=logs_db, include_brain_turns=include_brain_turns,
+                since=since,
             )
     except IngestInterrupted as stop:
         if ticker is not None:
@@ -429,7 +443,12 @@ def _path_filter(value: str) -> str:
 
 
 def _looks_like_path(name: str) -> bool:
-    """stdin sources are stored under their --name verbatim; anything else is a filesystem path."""
+    """stdin sources are stored under their --name verbatim, and llm conversations under
+    their citation; anything else is a filesystem path."""
+    from .llm_logs import PATH_PREFIX
+
+    if name.startswith(PATH_PREFIX):
+        return False
     return Path(name).is_absolute() or Path(name).exists() or "/" in name or name.startswith(".")
 
 

@@ -101,7 +101,9 @@ def _chunks(sections: list[Section], settings: Settings, report: IngestReport) -
             head = scrub_report(section.title, strip_emails=settings.strip_emails)[0]
         meta = _scrub_meta(section.meta, settings, report)
         rows.extend(
-            ChunkRow(s.text, s.line_start, s.line_end, meta=meta, ts=section.ts)
+            ChunkRow(s.text, s.line_start if section.cite_lines else None,
+                     s.line_end if section.cite_lines else None,
+                     meta=meta, ts=section.ts, ref=section.ref, role=section.role)
             for s in segment(clean, settings.max_chars, settings.min_chars)
         )
     return rows, head
@@ -134,19 +136,35 @@ def ingest(
     max_bytes: int = sources.DEFAULT_MAX_BYTES,
     stdin: TextIO | None = None,
     on_file: Callable[[str], None] | None = None,
+    llm_logs: bool = False,
+    logs_db: str | os.PathLike | None = None,
+    include_brain_turns: bool = False,
+    since: str | None = None,
 ) -> IngestReport:
-    """Ingest files, folders (recursively) and '-' (standard input) into `brain`.
+    """Ingest files, folders (recursively) and '-' (standard input) into `brain`, and with
+    `llm_logs` the conversations `llm` logged (llm_logs.ingest_logs: `logs_db`,
+    `include_brain_turns` and `since` are its options).
 
     Raises sources.SourceError before anything is written when a named path is unusable.
     """
     for target in targets:
         sources.check_target(target)
+    if llm_logs:
+        from .llm_logs import check_since, logs_path
+
+        logs_path(logs_db)
+        check_since(since)
     brain.rescrub_outdated(strip_emails=settings.strip_emails)
     report = IngestReport()
     try:
         _ingest_targets(brain, report, targets, settings, project=project, source=source,
                         name=name, include=include, exclude=exclude, max_bytes=max_bytes,
                         stdin=stdin, on_file=on_file)
+        if llm_logs:
+            from .llm_logs import ingest_logs
+
+            ingest_logs(brain, report, settings, logs_db=logs_db, include_brain_turns=include_brain_turns,
+                        since=since, project=project)
     except KeyboardInterrupt:
         raise IngestInterrupted(report) from None
     return report

@@ -36,7 +36,9 @@ class RecallOptions:
     mode: str = _opt("hybrid", "Meaning and words fused, meaning only, or words only",
                      choices=MODES)
     project: str | None = _opt(None, "Only chunks of this project")
-    source: str | None = _opt(None, "Only chunks of this source (files, stdin, ...)")
+    source: str | None = _opt(None, "Only chunks of this source (files, stdin, llm, ...)")
+    exclude_source: str | None = _opt(None, "Leave out chunks of this source (llm: your llm conversations)")
+    role: str | None = _opt(None, "Only conversation chunks written by this role (user, assistant)")
     path: str | None = _opt(None, "Only chunks whose file path matches this glob")
     format: str | None = _opt(None, "Only chunks of sources of this format (text, pdf, docx, "
                                     "html, epub, mail, notebook)")

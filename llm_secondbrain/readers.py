@@ -25,6 +25,9 @@ class Section:
     meta: dict | None = None  # kept on every chunk of the section (JSON in chunks.meta)
     ts: str | None = None  # the section's own date (a message's Date), else the file's
     title: str | None = None  # what the lexical lane indexes as the document's title
+    role: str | None = None  # who wrote it, in a conversation (user / assistant)
+    ref: str | None = None  # the message or turn it is, in a conversation
+    cite_lines: bool = True  # False: cited as the document alone (a conversation turn has no lines)
 
 
 class MissingExtra(Skip):

@@ -83,6 +83,8 @@ class Filters:
     since: str | None = None  # ISO date or datetime, compared with the chunk's ts
     until: str | None = None
     format: str | None = None  # the reader a source was read with (files.format)
+    exclude_source: str | None = None
+    role: str | None = None  # user / assistant: who wrote a conversation chunk
 
     def sql(self, alias: str = "c") -> tuple[str, list]:
         clauses, params = [], []
@@ -92,6 +94,12 @@ class Filters:
         if self.source is not None:
             clauses.append(f"{alias}.source = ?")
             params.append(self.source)
+        if self.exclude_source is not None:
+            clauses.append(f"{alias}.source IS NOT ?")
+            params.append(self.exclude_source)
+        if self.role is not None:
+            clauses.append(f"{alias}.role = ?")
+            params.append(self.role)
         if self.path:
             pattern = self.path if self.path.startswith(("/", "*")) else "*" + self.path
             clauses.append(f"{alias}.path GLOB ?")
@@ -109,12 +117,14 @@ class Filters:
         return " AND ".join(clauses), params
 
     def __bool__(self) -> bool:
-        return any((self.project, self.source, self.path, self.since, self.until, self.format))
+        return any((self.project, self.source, self.path, self.since, self.until, self.format,
+                    self.exclude_source, self.role))
 
     @classmethod
     def of(cls, options: RecallOptions) -> "Filters":
         return cls(project=options.project, source=options.source, path=options.path,
-                   since=options.since, until=options.until, format=options.format)
+                   since=options.since, until=options.until, format=options.format,
+                   exclude_source=options.exclude_source, role=options.role)
 
 
 @dataclass

@@ -306,10 +306,12 @@ class StageResult:
 @dataclass
 class ChunkRow:
     text: str
-    line_start: int
-    line_end: int
+    line_start: int | None
+    line_end: int | None
     meta: dict | None = None  # what the format knows (page, chapter, From): chunks.meta
     ts: str | None = None  # the chunk's own date when its section has one
+    ref: str | None = None  # the chunk's own ref and role (a conversation turn's), else stage's
+    role: str | None = None
 
 
 class Brain:
@@ -512,7 +514,8 @@ class Brain:
                     result.kept += 1
                     table.update(existing[sha], labels)
                 else:
-                    new_rows.append({"sha": sha, "path": path, "ref": ref, "role": role,
+                    new_rows.append({"sha": sha, "path": path, "ref": chunk.ref or ref,
+                                     "role": chunk.role or role,
                                      "text": chunk.text, "scrub_version": RULES_VERSION,
                                      "created": created, **labels})
             if new_rows:
