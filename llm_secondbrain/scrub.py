@@ -33,9 +33,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import operator
 import re
 import threading
 from collections import Counter
+from collections.abc import Sequence
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
@@ -216,7 +218,7 @@ def _build_dispatch():
     table: dict[str, list[tuple[re.Pattern, str, bool]]] = {}
     for prefix, rest, kind, check in _VENDORS:
         rx = re.compile(re.escape(prefix) + rest)
-        table.setdefault(prefix[:2], []).append((rx, kind, check))
+        table.setdefault(prefix[:2], []).append((rx, kind, check, len(prefix)))
     # longer prefixes first, so "sk-ant-" wins over "sk-"
     for rules in table.values():
         rules.sort(key=lambda r: -len(r[0].pattern))
@@ -239,6 +241,45 @@ _GENERIC_PREFIXED = _lazy(
     r"([A-Za-z][A-Za-z0-9]{1,11})[_-](?:[A-Za-z0-9]{1,10}[_-]){0,2}([A-Za-z0-9]{30,}[A-Za-z0-9_-]*)")
 _B64ISH = _lazy(r"[A-Za-z0-9+/]{40}")
 
+
+
+def _low_information(v: str) -> bool:
+    """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…', 'AbCeFG123'.
+
+    A position is predictable when its character repeats one of the three before it or counts
+    up from the one before (case-insensitive). In random text that happens at about a quarter
+    of positions even over hex digits; placeholders typed by hand are mostly predictable.
+    """
+    s = v[:24].lower()  # filler shows in its first characters; bounded cost per value
+    n = len(s)
+    if n < 8:
+        return False
+    o = s.encode("utf-8", "replace")
+    steps = list(map(operator.sub, o[3:], o[2:-1]))
+    hits = steps.count(0) + steps.count(1) + sum(map(operator.eq, o[3:], o[1:-2])) + sum(map(operator.eq, o[3:], o[:-3]))
+    # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
+    return hits >= (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3)
+
+
+_CAMEL_WORD = _lazy(r"[A-Z]?[a-z]{4,}|[A-Z]{4,}(?![a-z])")
+_FILLER_WORDS = ("here", "your", "example", "sample", "dummy", "fake", "random", "placeholder",
+                 "insert", "replace", "redacted", "xxxx", "string", "changeme")
+
+
+def _wordy(v: str) -> float:
+    """Share of v made of word-like letter runs ('SalesResults', 'jetbrains.mps'): names, not keys."""
+    return sum(len(m) for m in _CAMEL_WORD.findall(v)) / max(1, len(v))
+
+
+def _placeholder_body(body: str) -> bool:
+    """The part after a vendor prefix is made of words ('xoxe.xoxp-1-RANDOMSTRINGHERE').
+
+    (Filler such as 'AIzaaaa…' is refused for every rule when a span is added.)
+    """
+    if _HAS_DIGIT.search(body) is None and _wordy(body) >= 0.6:
+        lb = body.lower()
+        return any(w in lb for w in _FILLER_WORDS)
+    return False
 
 
 def _entropy_ok(s: str, min_len: int = 16) -> bool:
@@ -329,12 +370,16 @@ def _label_class(ident: str) -> int:
 
 _IDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-äöüåøæéñßÄÖÜÅØÆ")
 
-# separator after a label
-_ASSIGN = _lazy(r"""(?:\\?["'])?[ \t]*(:=|=>|=(?!=)|:(?!:)|->)[ \t]*""")
+# the operator between a label and its value: "=", ":", "=>", "->", ":=", "::=", "?=", PHP ".=", "+=",
+# "||=", an optional type first ("var apiToken string = ", "token: str = ") and, before a quoted
+# value only, a spaced dash ("api token - '...'")
+_OP = (r"""(?:[ \t]*(?::[ \t]*)?(?:string|String|str|&str|\[\]byte|CharSequence)(?![\w\[]))?[ \t]*"""
+       r"""(:{1,3}=|\.=|\?\??=|\|\|=|\+=|=>|=(?!=)|:(?!:)|->|(?<=[ \t])-(?=[ \t]+["'`]))""")
+_ASSIGN = _lazy(r"""(?:\\?["'])?""" + _OP + r"""[ \t]*""")
 _PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
 _XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
 _ASSIGN_VALUE = _lazy(
-    r"""(?:\\?["'])?[ \t]*(:=|=>|=(?!=)|:(?!:)|->)[ \t]*"""
+    r"""(?:\\?["'])?""" + _OP + r"""[ \t]*"""
     r"""(?:\\(["'])((?:(?!\\["']).){1,400}?)\\\2"""
     r"""|"([^"\n]{0,400})\"|'([^'\n]{0,400})'|`([^`\n]{0,400})`"""
     r"""|([^\s"'`<]{1,400}))""")
@@ -363,6 +408,12 @@ _PLACEHOLDER_WORDS = frozenset(
     "set missing omitted private public same_as_above see_above secure supersecret "
     "correcthorsebatterystaple geheim hemmelig passord123 password123 sensitive confidential "
     "auto generated random".split())
+# documented defaults of servers and images: not a secret of the user's
+_DEFAULT_PASSWORDS = frozenset(
+    "postgres mysql mariadb root admin changeme changeit password secret guest oracle tiger "
+    "manager sa redis rabbitmq minioadmin minio elastic neo4j mongo mongodb toor raspberry "
+    "ubuntu vagrant docker jenkins sonar nexus keycloak airflow grafana prom-operator "
+    "admin123 password1 123456 12345678 qwerty letmein welcome".split())
 _CODEISH = _lazy(
     r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[[\"'A-Za-z_]|\.[A-Za-z_][A-Za-z0-9_]*$)")
 _IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -445,8 +496,10 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False
     if "://" in v:  # URLs are handled by the URL rule
         return False
-    if v.isdigit():
-        return cls == _PWD and n >= 6
+    if _low_information(v) or v.lower() in _DEFAULT_PASSWORDS:
+        return False
+    if v.isdigit():  # a PIN-like password, or a long numeric token
+        return (cls == _PWD and n >= 6) or (cls == _SEC and n >= 16)
     if cls == _PWD:
         return n >= 5
     up, lo, dg = _classes(v)
@@ -458,8 +511,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         if n < 12 and not dg:
             return False
         return True
-    # weak label: only clearly random values
-    return _entropy_ok(v, 16) and ":" not in v
+    # weak label ("key", "bucket_key"): only clearly random values, not names made of words
+    return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5
 
 
 def _b64_creds(v: str) -> bool:
@@ -489,8 +542,9 @@ class _Spans:
     def add(self, s: int, e: int, kind: str, text: str) -> None:
         if e <= s:
             return
-        if _MARK in text[s:e]:
-            return
+        v = text[s:e]
+        if _MARK in v or (kind != "private_key" and (_low_information(v) or _placeholder_token(v))):
+            return  # filler and placeholders ("xxxx…", "AIzaaaa…", "…EXAMPLE") are no secret
         self.items.append((s, e, kind))
 
 
@@ -589,7 +643,7 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
         rules = dispatch.get(tok[:2])
         if rules is not None:
             hit = False
-            for rx, kind, check in rules:
+            for rx, kind, check, plen in rules:
                 vm = rx.match(text, s)
                 if vm is None:
                     continue
@@ -597,7 +651,7 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
                 if check and not _entropy_ok(text[s:ve], 20):
                     continue
                 hit = True
-                if ("XXXX" in tok or "EXAMPLE" in tok or "xxxx" in tok) and _placeholder_token(tok):
+                if _placeholder_body(text[s + plen:ve]):
                     break
                 # part of the same token: redact to its end
                 ce = e
@@ -868,8 +922,9 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             if xm is not None:
                 pos = xm.end()
                 sep = "="
-            elif text.endswith(("define(", "define( "), max(0, a - 10), a - 1):
-                dm = _PHP_DEFINE.match(text, pos)  # define('DB_PASSWORD', '...')
+            elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
+                # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
+                dm = _PHP_DEFINE.match(text, pos)
                 if dm is not None:
                     pos = dm.end()
                     sep = "="
@@ -1385,27 +1440,141 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
 _GENERIC_KINDS = frozenset(("secret", "password", "api_token", "k8s_secret"))
 
 
-def _apply(text: str, items, counts) -> str:
-    if len(items) == 1:
-        s, e, k = items[0]
-        if counts is not None:
-            counts[k] += 1
-        return text[:s] + "[REDACTED:" + k + "]" + text[e:]
-    items.sort()
-    out = []
-    last = 0
-    cur_s, cur_e, cur_k = items[0]
+# ---- a secret found once is a secret everywhere in the document ---------------------------------
+def _propagates(v: str) -> bool:
+    """Only values a rule was sure of are searched for elsewhere: not words, defaults or filler."""
+    if not 6 <= len(v) <= _MAX_VALUE or "\n" in v:
+        return False
+    if v.isalpha() and v.islower():
+        return False  # a dictionary-like word
+    return v.lower() not in _DEFAULT_PASSWORDS  # (filler never became a span)
+
+
+def _bounded(text: str, s: int, e: int) -> bool:
+    """The copy at [s, e) is a whole token, not the middle of a longer word or token."""
+    if s > 0 and text[s].isalnum() and (text[s - 1].isalnum() or text[s - 1] == "_"):
+        return False
+    return not (e < len(text) and text[e - 1].isalnum() and (text[e].isalnum() or text[e] == "_"))
+
+
+_MAX_PROPAGATED = 64  # distinct values searched for per document: one pass, linear time
+
+
+def _everywhere(text: str, items: list) -> list:
+    """Add every other whole-token copy of each redacted value ("wifi password: X ... connect with X")."""
+    kinds: dict[str, str] = {}
+    for s, e, k in items:
+        v = text[s:e]
+        if v not in kinds and _propagates(v):
+            kinds[v] = k
+            if len(kinds) >= _MAX_PROPAGATED:
+                break
+    if not kinds:
+        return items
+    out = list(items)
+    if len(kinds) == 1:
+        (v, k), = kinds.items()
+        i = text.find(v)
+        while i >= 0:
+            if _bounded(text, i, i + len(v)):
+                out.append((i, i + len(v), k))
+            i = text.find(v, i + len(v))
+        return out
+    rx = re.compile("|".join(map(re.escape, sorted(kinds, key=len, reverse=True))))
+    for m in rx.finditer(text):
+        if _bounded(text, m.start(), m.end()):
+            out.append((m.start(), m.end(), kinds[m.group()]))
+    return out
+
+
+# ---- a way out of a false positive ---------------------------------------------------------------
+ALLOW_MARKER = "secondbrain:allow"
+# kinds an allow *pattern* may release: what labels, context and prose found. A vendor-shaped key,
+# a private key or a structural token is redacted whatever the patterns say; only the inline
+# marker, written on the very line, keeps one (and it is counted as "allowed").
+_RELEASABLE = frozenset(("secret", "password", "api_token", "k8s_secret", "cli_password",
+                         "connection_string", "url_credentials", "session_cookie", "bearer_token",
+                         "basic_auth", "email"))
+
+
+def load_allow_patterns(path: str) -> list[re.Pattern]:
+    """Compile an allow file: one regular expression a line; blank lines and '#' lines are skipped.
+
+    A value the rules would redact stays when one of the patterns matches inside it (and is
+    counted as "allowed"). Raises ValueError naming the file and line of a bad expression.
+    """
+    patterns = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            src = line.rstrip("\r\n")
+            if not src.strip() or src.lstrip().startswith("#"):
+                continue
+            try:
+                patterns.append(re.compile(src))
+            except re.error as e:
+                raise ValueError(f"{path}:{lineno}: bad allow pattern {src!r}: {e}") from None
+    return patterns
+
+
+def _allowed(text: str, s: int, e: int, kind: str, allow) -> bool:
+    """Is the value at [s, e) released by the line's marker or by an allow pattern?"""
+    bol = text.rfind("\n", 0, s) + 1
+    eol = text.find("\n", s)
+    if ALLOW_MARKER in text[bol:eol if eol >= 0 else len(text)]:
+        return True
+    if allow and kind in _RELEASABLE:
+        v = text[s:e]
+        return any(p.search(v) for p in allow)
+    return False
+
+
+def _release(text: str, items: list, allow, counts) -> list:
+    """Drop the allowed spans, counting each under "allowed" so nothing is let through silently."""
+    if not allow and ALLOW_MARKER not in text:
+        return items
+    kept = []
+    for s, e, k in items:
+        if _allowed(text, s, e, k, allow):
+            if counts is not None:
+                counts["allowed"] += 1
+        else:
+            kept.append((s, e, k))
+    return kept
+
+
+def _redact(text: str, strip_emails: bool, allow, counts) -> str:
+    if not isinstance(text, str) or not text:
+        return text
+    items = _collect(text, strip_emails)
+    if not items:
+        return text
+    items = _everywhere(text, items)
+    items = _release(text, _merge(items) if len(items) > 1 else items, allow, counts)
+    return _apply(text, items, counts) if items else text
+
+
+
+def _merge(items: list) -> list:
+    """Sorted, non-overlapping spans; where rules overlap, the vendor's name wins over "secret"."""
+    items = sorted(items)
     merged = []
+    cur_s, cur_e, cur_k = items[0]
     for s, e, k in items[1:]:
         if s <= cur_e:
             if e > cur_e:
                 cur_e = e
             if cur_k in _GENERIC_KINDS and k not in _GENERIC_KINDS:
-                cur_k = k  # name the vendor rather than "secret"
+                cur_k = k
         else:
             merged.append((cur_s, cur_e, cur_k))
             cur_s, cur_e, cur_k = s, e, k
     merged.append((cur_s, cur_e, cur_k))
+    return merged
+
+
+def _apply(text: str, merged: list, counts) -> str:
+    out = []
+    last = 0
     for s, e, k in merged:
         out.append(text[last:s])
         out.append("[REDACTED:" + k + "]")
@@ -1416,22 +1585,17 @@ def _apply(text: str, items, counts) -> str:
     return "".join(out)
 
 
-def scrub_report(text: str, *, strip_emails: bool = False) -> tuple[str, Counter]:
-    """Return the scrubbed text and a Counter of redacted kinds (never the values)."""
+def scrub_report(text: str, *, strip_emails: bool = False,
+                 allow: Sequence[re.Pattern] | None = None) -> tuple[str, Counter]:
+    """Return the scrubbed text and a Counter of redacted kinds (never the values).
+
+    ``allow``: compiled patterns (see ``load_allow_patterns``); values they release, and values on
+    a line marked ``secondbrain:allow``, stay in clear and are counted under "allowed".
+    """
     counts: Counter = Counter()
-    if not isinstance(text, str) or not text:
-        return text, counts
-    items = _collect(text, strip_emails)
-    if not items:
-        return text, counts
-    return _apply(text, items, counts), counts
+    return _redact(text, strip_emails, allow, counts), counts
 
 
-def scrub(text: str, *, strip_emails: bool = False) -> str:
+def scrub(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] | None = None) -> str:
     """Redact every secret the rules know; idempotent, never raises on any str."""
-    if not text:
-        return text
-    items = _collect(text, strip_emails)
-    if not items:
-        return text
-    return _apply(text, items, None)
+    return _redact(text, strip_emails, allow, None)
