@@ -250,7 +250,7 @@ def _low_information(v: str) -> bool:
     up from the one before (case-insensitive). In random text that happens at about a quarter
     of positions even over hex digits; placeholders typed by hand are mostly predictable.
     """
-    s = v[:24].lower()  # filler shows in its first characters; bounded cost per value
+    s = v[-24:].lower()  # filler shows in the tail (structured heads like 'AAAAAQ' do not); bounded cost
     n = len(s)
     if n < 8:
         return False
@@ -261,14 +261,26 @@ def _low_information(v: str) -> bool:
     return hits >= (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3)
 
 
-_CAMEL_WORD = _lazy(r"[A-Z]?[a-z]{4,}|[A-Z]{4,}(?![a-z])")
+_CAMEL_WORD = _lazy(r"[A-Z][a-z]{3,}|[a-z]{4,}|[A-Z]{4,}(?![a-z])")
 _FILLER_WORDS = ("here", "your", "example", "sample", "dummy", "fake", "random", "placeholder",
                  "insert", "replace", "redacted", "xxxx", "string", "changeme")
 
 
+_CONSONANTS4 = _lazy(r"[b-df-hj-np-tv-xz]{4}")
+
+
 def _wordy(v: str) -> float:
-    """Share of v made of word-like letter runs ('SalesResults', 'jetbrains.mps'): names, not keys."""
-    return sum(len(m) for m in _CAMEL_WORD.findall(v)) / max(1, len(v))
+    """Share of v made of pronounceable words ('SalesResults', 'jetbrains.mps'): names, not keys.
+
+    A letter run counts as a word when it has vowels in a natural share and no four consonants
+    in a row; random letters ('luvzktoohjauwtjv') fail one or the other.
+    """
+    words = 0
+    for run in _CAMEL_WORD.findall(v):
+        w = run.lower()
+        if sum(map(w.count, "aeiouy")) >= 0.25 * len(w) and _CONSONANTS4.search(w) is None:
+            words += len(w)
+    return words / max(1, len(v))
 
 
 def _placeholder_body(body: str) -> bool:
@@ -276,10 +288,10 @@ def _placeholder_body(body: str) -> bool:
 
     (Filler such as 'AIzaaaa…' is refused for every rule when a span is added.)
     """
-    if _HAS_DIGIT.search(body) is None and _wordy(body) >= 0.6:
-        lb = body.lower()
-        return any(w in lb for w in _FILLER_WORDS)
-    return False
+    if sum(c.isdigit() for c in body) > 2:
+        return False
+    lb = body.lower()
+    return any(w in lb for w in _FILLER_WORDS)
 
 
 def _entropy_ok(s: str, min_len: int = 16) -> bool:
@@ -342,6 +354,8 @@ def _label_class(ident: str) -> int:
     if last in _PW_WORDS:
         return _PWD
     if last in _SECRET_WORDS:
+        if prev in ("public", "publishable"):
+            return _NOT  # publicToken, publishable_key: meant to be shown
         if last == "auth" and prev in ("o", "basic", "http", "no"):
             return _WEAK
         return _SEC
@@ -415,7 +429,7 @@ _DEFAULT_PASSWORDS = frozenset(
     "ubuntu vagrant docker jenkins sonar nexus keycloak airflow grafana prom-operator "
     "admin123 password1 123456 12345678 qwerty letmein welcome".split())
 _CODEISH = _lazy(
-    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[[\"'A-Za-z_]|\.[A-Za-z_][A-Za-z0-9_]*$)")
+    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[[\"':A-Za-z_]|\.[A-Za-z_][A-Za-z0-9_]*$)")
 _IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|String|number|boolean)\b")
 
@@ -510,9 +524,19 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
             return False
         if n < 12 and not dg:
             return False
-        return True
+        return _wordy(v) < 0.7  # "AgencyIdentificationCodeContentType" names something
     # weak label ("key", "bucket_key"): only clearly random values, not names made of words
     return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5
+
+
+def _b64_placeholder(v: str) -> bool:
+    """Base64 of a placeholder pair such as 'username:password' (curl's own docs)."""
+    try:
+        raw = base64.b64decode(v + "=" * (-len(v) % 4), validate=True).decode("utf-8").strip()
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    user, _, pw = raw.partition(":")
+    return bool(pw) and (_url_placeholder(pw) or pw.lower() == user.lower())
 
 
 def _b64_creds(v: str) -> bool:
@@ -569,6 +593,13 @@ def _public_blocks(text: str, skip: list) -> None:
         skip.append((m.start(), end if end > 0 else min(len(text), m.end() + 4000)))
 
 
+def _key_material(body: str) -> bool:
+    """Base64 lines, not prose: an armour around 'anything' or a sentence is an example."""
+    pieces = [p for p in body.replace("\\n", "\n").split() if ":" not in p]  # skip Proc-Type: …
+    chars = sum(len(p) for p in pieces)
+    return chars >= 32 and chars >= 12 * len(pieces)
+
+
 def _private_keys(text: str, spans: _Spans) -> None:
     ends: dict[str, int] = {}  # END marker -> next position (or -1): one search per marker
     consumed = -1
@@ -607,7 +638,7 @@ def _private_keys(text: str, spans: _Spans) -> None:
                 j -= 2
                 continue
             break
-        if j <= i or body.startswith(_MARK, i):
+        if j <= i or body.startswith(_MARK, i) or not _key_material(body[i:j]):
             continue
         spans.add(start + i, start + j, "private_key", text)
     if "PuTTY-User-Key-File" in text:
@@ -726,6 +757,9 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if c0 in "/.~-+":
         return
     # generic vendor shape: short lowercase/uppercase prefix, separator, long random body
+    prev = text[s - 1] if s else " "
+    if prev in _REF_BEFORE:
+        return  # a URL anchor or path segment, a variable, a crypt hash ("$2a$06$…"), a handle
     gm = _GENERIC_PREFIXED.fullmatch(tok)
     if gm is not None:
         pre, body = gm.group(1), gm.group(2)
@@ -744,8 +778,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     up, lo, dg = _classes(tok)
     if not dg:
         return
-    if "/" in tok and ("." in tok or not (up and lo)):
-        return  # path / URL
+    if "/" in tok and ("." in tok or not (up and lo) or _PATH_HEAD.match(tok)):
+        return  # path / URL / "rsa4096/1A86…" (a key's listing)
     if "." in tok and (tok.count(".") >= 2 or not (up and lo)) and not _RANDOM_DOTTED.fullmatch(tok):
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
@@ -759,7 +793,7 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     elif not (up and lo) and n < 24:
         return
     prev = text[s - 1] if s else " "
-    if prev in "@#:" or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
+    if prev in _REF_BEFORE or prev == ":" or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
         return
     a = max(0, s - 160)
     # stay within the last three lines
@@ -805,6 +839,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     spans.add(s, e, "secret", text)
 
 
+_REF_BEFORE = "#/$@"
+_PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
 _WORDY_SEGMENTS = _lazy(r"(?:[A-Za-z]{1,12}|\d+)(?:[-_.](?:[A-Za-z]{1,12}|\d+))+")
 _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
 _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
@@ -814,7 +850,7 @@ _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credenti
              "nokkel", "schlüssel", "clé", "clave", "nyckel", "sleutel", "nøgle", "bearer",
              "webhook", "dsn", " pat")
 # words that say "this long string is a hash / id / public thing"
-_CTX_BAD = ("public", "fingerprint", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
+_CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
             "integrity", "commit", "hash", "cert", "request_id", "request-id", "trace", "uuid",
             "etag", "revision", "rev=")
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
@@ -886,9 +922,11 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     fm = _ASSIGN_VALUE.match(text, b)
     if fm is not None:  # fast path: label, separator and value in one match
         sep = fm.group(1)
-        if sep == ":" and a > 0 and text[a - 1] == ":":
-            return False  # arn:aws:...:secret:name, urn:...
         g = fm.lastindex
+        if sep == ":" and ((a > 0 and text[a - 1] == ":") or ("." in ident and fm.end(1) == fm.start(g))):
+            return False  # arn:aws:...:secret:name, urn:..., io.jsonwebtoken:jjwt (Maven)
+        if g == 6 and " " in fm.group(6):
+            return False  # `command substitution`: the value is produced elsewhere
         if g == 2:
             g = 3
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
@@ -1018,6 +1056,8 @@ def _credential_token(text, s, v, scheme, spans) -> None:
     if _MARK in v or _placeholder(v, v.lower()):
         return
     if scheme == "basic":
+        if _b64_placeholder(v):
+            return  # base64 of "username:password"
         if _b64_creds(v) or _entropy_ok(v, 16):
             spans.add(s, s + len(v), "basic_auth", text)
         return
@@ -1073,9 +1113,7 @@ def _url_placeholder(pw: str) -> bool:
         return True
     if pw.startswith(("$", "{", "<", "%(", "[REDACTED", "*")) or _placeholder(pw, lp):
         return True
-    if len(set(pw)) <= 1:
-        return True
-    return False
+    return len(set(pw)) <= 1 or lp in _DEFAULT_PASSWORDS or _low_information(pw)
 
 
 def _oracle(text: str, spans: _Spans) -> None:
@@ -1137,6 +1175,8 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
     if "-u" in text or "--user" in text or "-U" in text:
         for m in _CLI_USERPASS.finditer(text):
             v, s = _unquote(m.group(4), m.start(4))
+            if m.group(2).startswith("<"):
+                continue  # <user:password>
             if m.group(3) == "%" and "smbclient" not in _line_of(low, m.start()) and "rpcclient" not in _line_of(low, m.start()):
                 continue
             if _cli_value_ok(v) and not _url_placeholder(v):
@@ -1263,6 +1303,8 @@ def _pw_shape(tok: str) -> int:
             digits += 1
         elif ch in _STRONG_SYM:
             syms += 1
+    if not letters or tok.rstrip("!?.").isalpha():
+        return 0  # a word ending a sentence ("did not match!", "you've just created?")
     if not letters:
         return 0
     if "=" in tok and _IDENTIFIER.match(tok) and tok[_IDENTIFIER.match(tok).end():].startswith("="):
