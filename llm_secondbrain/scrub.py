@@ -97,7 +97,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("HRKU-", r"[A-Za-z0-9_-]{30,}", "heroku_api_key", False),
     ("LTAI", r"[A-Za-z0-9]{12,24}(?![A-Za-z0-9])", "alibaba_access_key", True),
     ("AKID", r"[A-Za-z0-9]{32}(?![A-Za-z0-9])", "tencent_secret_id", True),
-    ("fm2_", r"[A-Za-z0-9+/=_-]{40,}", "flyio_token", False),
+    *[(p, r"[A-Za-z0-9+/=_-]{40,}", "flyio_token", False) for p in ("fm2_", "fm1a_", "fm1r_")],
     ("fo1_", r"[A-Za-z0-9_-]{30,}", "flyio_token", False),
     ("sbp_", r"[a-f0-9]{40}", "supabase_token", False),
     ("sb_secret_", r"[A-Za-z0-9_-]{20,}", "supabase_secret_key", False),
@@ -119,7 +119,9 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("nfp_", r"[A-Za-z0-9]{36}", "netlify_token", False),
     ("vcp_", r"[A-Za-z0-9]{24,}", "vercel_token", True),
     # chat
-    *[(p, r"[0-9A-Za-z-]{20,}", "slack_token", False) for p in ("xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.xox")],
+    *[(p, r"[0-9A-Za-z-]{20,}", "slack_token", False) for p in ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xoxe.xox")],
+    *[(p, r"(?:\d-)?[0-9A-Za-z]{8,48}", "slack_token", False) for p in ("xoxa-", "xoxr-")],  # legacy
+    ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}", "slack_webhook", False),
     ("xapp-", r"\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", "slack_token", False),
     ("//hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}", "slack_webhook", False),
     ("//discord.com/api/webhooks/", r"\d+/[A-Za-z0-9_-]{30,}", "discord_webhook", False),
@@ -139,7 +141,9 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("EAA", r"[A-Za-z0-9]{90,}", "facebook_token", False),
     ("FLWSECK-", r"[a-f0-9]{32}-X", "flutterwave_secret_key", False),
     ("shippo_live_", r"[a-f0-9]{40}", "shippo_token", False),
-    ("EZAK", r"[a-f0-9]{54}", "easypost_key", False),
+    ("EZAK", r"[A-Za-z0-9]{54}", "easypost_key", False),
+    ("EZTK", r"[A-Za-z0-9]{54}", "easypost_key", False),
+    *[(p, r"[a-f0-9]{31,35}(?![A-Za-z0-9])", "lob_api_key", False) for p in ("live_pub_", "test_pub_")],
     ("live_", r"[A-Za-z0-9]{30}(?![A-Za-z0-9])", "mollie_api_key", True),
     # AI APIs
     ("sk-ant-", r"(?:api|admin|sid|oat)\d\d-[A-Za-z0-9_-]{40,}", "anthropic_api_key", False),
@@ -179,7 +183,14 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("NRAK-", r"[A-Z0-9]{27}", "newrelic_key", False),
     ("NRJS-", r"[a-f0-9]{19}", "newrelic_key", False),
     ("NRII-", r"[A-Za-z0-9_-]{32}", "newrelic_key", False),
-    ("dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}", "dynatrace_token", False),
+    ("dt0c01.", r"[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", "dynatrace_token", False),
+    ("sgp_", r"(?:[a-fA-F0-9]{16}_)?[a-fA-F0-9]{40}", "sourcegraph_token", False),
+    *[(p, r"[A-Za-z0-9_-]{22}\.[a-f0-9]{24}\.[A-Za-z0-9]{20}", "harness_token", False) for p in ("pat.", "sat.")],
+    *[(p, r"[A-Za-z0-9]{16}(?![A-Za-z0-9])", "settlemint_token", False) for p in ("sm_pat_", "sm_aat_", "sm_sat_")],
+    *[(p, r"[a-f0-9]{64}", "intra42_secret", False) for p in ("s-s4t2ud-", "s-s4t2af-")],
+    ("v1.0-", r"[a-f0-9]{24}-[a-f0-9]{146}", "cloudflare_origin_ca_key", False),
+    ("A3-", r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+     "onepassword_secret_key", False),
     ("PMAK-", r"[a-f0-9]{24}-[a-f0-9]{34}", "postman_api_key", False),
     ("pnu_", r"[A-Za-z0-9]{36}", "prefect_token", False),
     ("lin_api_", r"[A-Za-z0-9]{40}", "linear_api_key", False),
@@ -193,7 +204,8 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("shppa_", r"[a-fA-F0-9]{32}", "shopify_token", False),
     ("shpss_", r"[a-fA-F0-9]{32}", "shopify_token", False),
     ("rdme_", r"[a-z0-9]{70}", "readme_api_key", False),
-    ("tfp_", r"[A-Za-z0-9_-]{40,}", "typeform_token", False),
+    ("tfp_", r"[A-Za-z0-9_=.-]{40,}", "typeform_token", False),
+    *[(p, r"[A-Za-z0-9=_.-]{32,64}", "planetscale_token", False) for p in ("pscale_tkn_", "pscale_pw_", "pscale_oauth_")],
     ("pat-na1-", r"[a-f0-9-]{36}", "hubspot_token", False),
     ("pat-eu1-", r"[a-f0-9-]{36}", "hubspot_token", False),
     ("AAAAAAAAAAAAAAAAAAAAA", r"[A-Za-z0-9%]{30,}", "twitter_bearer_token", False),
@@ -228,7 +240,7 @@ def _build_dispatch():
 _DISPATCH: dict = {}
 
 # runs of token characters worth classifying (no '=' / ':' so that "key=value" splits)
-_CAND = _lazy(r"[A-Za-z0-9_\-.~+/]{20,}")
+_CAND = _lazy(r"[A-Za-z0-9_\-.~+/]{16,}")
 _HEX = _lazy(r"[0-9a-fA-F]+")
 _HAS_DIGIT = _lazy(r"\d")
 _CERT_BLOCK = _lazy(r"-----BEGIN ([A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY|PUBLIC KEY BLOCK|CERTIFICATE REQUEST|X509 CRL|DH PARAMETERS|EC PARAMETERS))-----")
@@ -236,7 +248,8 @@ _DISCORD = _lazy(r"[MNO][A-Za-z0-9_-]{22,28}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27
 _AZURE_SECRET = _lazy(r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}")
 _MAILCHIMP = _lazy(r"[0-9a-f]{32}-us\d{1,2}")
 _ATLAS = _lazy(r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}")
-_TELEGRAM = _lazy(r"\d{6,12}:AA[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])")
+_TELEGRAM = _lazy(r"\d{5,16}:A[A-Za-z0-9_-]{32,40}(?![A-Za-z0-9_-])")
+_FACEBOOK_APP = _lazy(r"\d{15,16}\|[A-Za-z0-9_-]{27}(?![A-Za-z0-9_-])")
 _GENERIC_PREFIXED = _lazy(
     r"([A-Za-z][A-Za-z0-9]{1,11})[_-](?:[A-Za-z0-9]{1,10}[_-]){0,2}([A-Za-z0-9]{30,}[A-Za-z0-9_-]*)")
 _B64ISH = _lazy(r"[A-Za-z0-9+/]{40}")
@@ -331,7 +344,7 @@ _KEY_QUALIFIERS = frozenset(
     "mapbox pusher firebase recaptcha live prod production test dev user personal "
     "nøkkel".split())
 # allowed words *after* the secret word ("secret_key_base", "password2", "token_value")
-_TRAILERS = frozenset("value val base str b64 base64 hex raw plain clear cleartext encoded literal key".split())
+_TRAILERS = frozenset("value val base str string b64 base64 hex raw plain clear cleartext encoded literal key".split())
 # a label ending in one of these names something about a secret, not the secret itself
 _FUSED_PASS_PREFIX = ("store", "key", "srcstore", "deststore", "srckey", "destkey", "become",
                       "ssh", "sudo", "db", "root", "admin", "user", "ks", "ts", "ansible")
@@ -368,7 +381,7 @@ def _label_class(ident: str) -> int:
             return _SEC
         return _WEAK
     # fused words: PGPASSWORD, MYSQL_PWD(covered), storepass, apikey, authtoken, xsrftoken
-    for w in ("password", "passwd", "passwort", "passord", "kennwort"):
+    for w in ("password", "passwd", "passwort", "passord", "kennwort", "pwd"):
         if last.endswith(w):
             return _PWD
     if last.endswith("pass") and last.startswith(_FUSED_PASS_PREFIX):
@@ -734,9 +747,16 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if ".atlasv1." in tok and _ATLAS.search(tok):
         spans.add(s, e, "terraform_cloud_token", text)
         return
-    if c0 == "A" and tok.startswith("AA") and s > 0 and text[s - 1] == ":":
+    if s > 0 and text[s - 1] == "|":
+        fm = _FACEBOOK_APP.match(text, max(0, s - 17))
+        if fm is None:
+            fm = _FACEBOOK_APP.match(text, max(0, s - 16))
+        if fm is not None and fm.end() >= e:
+            spans.add(fm.start(), fm.end(), "facebook_app_token", text)  # app id|app secret
+            return
+    if c0 == "A" and s > 0 and text[s - 1] == ":":
         b = s - 1
-        while b > 0 and text[b - 1].isdigit() and s - b < 14:
+        while b > 0 and text[b - 1].isdigit() and s - b < 18:
             b -= 1
         tm = _TELEGRAM.match(text, b)
         if tm is not None and tm.end() > s:
@@ -947,7 +967,7 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
         # XML element <password>...</password>
         if prev == "<" and pos < n and text[pos] == ">":
             end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
-            if end > pos + 1:
+            if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
                 v = text[pos + 1:end].strip()
                 if v and _value_ok(v, cls, True):
                     off = text.find(v, pos + 1, end)
@@ -1130,7 +1150,8 @@ def _oracle(text: str, spans: _Spans) -> None:
 _CLI_P = _lazy(r"(?<![\w-])-p(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "7z", "7za", "rar", "unrar")
 _CLI_TOOLS_SPACED = ("sshpass", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "zip", "unzip", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
-_CLI_USERPASS = _lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{1,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_USERPASS = _lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_KEY_AS_USER = _lazy(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{8,64}):\1(?=\s|$)")
 _CLI_REDIS = _lazy(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_ECHO = _lazy(r"\becho[ \t]+(?:-n[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"|]{1,200})[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\w+[ \t]+)*-S\b|[^\n|]*--password-stdin|passwd\b|chpasswd|[^\n|]*-S\b)")
 _CLI_HTPASSWD = _lazy(r"\bhtpasswd[ \t]+(?:-\w+[ \t]+)*-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
@@ -1181,6 +1202,10 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
                 continue
             if _cli_value_ok(v) and not _url_placeholder(v):
                 spans.add(s, s + len(v), "cli_password", text)
+        for m in _CLI_KEY_AS_USER.finditer(text):
+            v = m.group(2)  # curl -u "<api key>:" — the key is the user name, the password empty
+            if _cli_value_ok(v) and (_pw_shape(v) or _entropy_ok(v)):
+                spans.add(m.start(2), m.end(2), "cli_password", text)
     if "-a " in text or "--pass " in text:
         for m in _CLI_REDIS.finditer(text):
             line = _line_of(low, m.start())
@@ -1249,25 +1274,63 @@ _K8S_JSON = _lazy(r"\"(?:data|stringData)\"\s*:\s*\{([^{}]{0,20000})\}")
 _JSON_VAL = _lazy(r"\"[^\"]{1,200}\"\s*:\s*\"([^\"]{1,10000})\"")
 
 
+_K8S_KIND = _lazy(r"(?im)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?secret[\"']?[ \t]*,?[ \t]*\r?$")
+_YAML_DOC = _lazy(r"(?m)^---[ \t]*\r?$")
+_BLOCK_LINE = _lazy(r"([ \t]*)([^\r\n]*)\r?(?:\n|$)")
+
+
+def _secret_documents(text: str):
+    """(start, end) of each YAML document that is a Secret: a ConfigMap beside it is not one."""
+    starts = [0] + [m.end() for m in _YAML_DOC.finditer(text)]
+    ends = starts[1:] + [len(text)]
+    for a, b in zip(starts, ends):
+        if _K8S_KIND.search(text, a, b) or text.find('"kind": "Secret"', a, b) >= 0:
+            yield a, b
+
+
 def _k8s(text: str, spans: _Spans) -> None:
-    for m in _K8S_DATA.finditer(text):
-        indent = len(m.group(1))
-        pos = m.end()
-        for _ in range(500):
-            im = _K8S_ITEM.match(text, pos)
-            if im is None or len(im.group(1)) <= indent:
-                break
-            v = im.group(2).strip("\"'")
-            if len(v) >= 4 and v not in ("|", ">", "|-", ">-") and not _is_reference(v, True):
-                off = text.find(v, im.start(2))
-                spans.add(off, off + len(v), "k8s_secret", text)
-            pos = im.end()
-    for m in _K8S_JSON.finditer(text):
-        for vm in _JSON_VAL.finditer(m.group(1)):
-            v = vm.group(1)
-            if len(v) >= 4 and not _is_reference(v, True):
-                s = m.start(1) + vm.start(1)
-                spans.add(s, s + len(v), "k8s_secret", text)
+    for a, b in _secret_documents(text):
+        for m in _K8S_DATA.finditer(text, a, b):
+            _k8s_items(text, m, b, spans)
+        for m in _K8S_JSON.finditer(text, a, b):
+            for vm in _JSON_VAL.finditer(m.group(1)):
+                v = vm.group(1)
+                if len(v) >= 4 and not _is_reference(v, True):
+                    st = m.start(1) + vm.start(1)
+                    spans.add(st, st + len(v), "k8s_secret", text)
+
+
+def _k8s_items(text: str, m, end: int, spans: _Spans) -> None:
+    """The values of the items under one data:/stringData: key, block scalars (| and >) too."""
+    indent = len(m.group(1))
+    pos = m.end()
+    for _ in range(500):
+        im = _K8S_ITEM.match(text, pos, end)
+        if im is None or len(im.group(1)) <= indent:
+            return
+        v = im.group(2).strip("\"'")
+        pos = im.end()
+        if v in ("|", ">", "|-", ">-", "|+", ">+"):
+            pos = _block_scalar(text, pos, end, len(im.group(1)), spans)
+        elif len(v) >= 4 and not _is_reference(v, True):
+            off = text.find(v, im.start(2))
+            spans.add(off, off + len(v), "k8s_secret", text)
+
+
+def _block_scalar(text: str, pos: int, end: int, indent: int, spans: _Spans) -> int:
+    """Redact the lines of a block scalar (more indented than its key); return where it ends."""
+    first = last = -1
+    while pos < end:
+        lm = _BLOCK_LINE.match(text, pos, end)
+        if lm is None or lm.end() == pos or (lm.group(2) and len(lm.group(1)) <= indent):
+            break
+        if lm.group(2):
+            first = lm.start(2) if first < 0 else first
+            last = lm.end(2)
+        pos = lm.end()
+    if first >= 0:
+        spans.add(first, last, "k8s_secret", text)
+    return pos
 
 
 # ---- passwords in prose -----------------------------------------------------------------------
@@ -1435,6 +1498,7 @@ def _emails(text: str, spans: _Spans) -> None:
         pos = text.find("@", pos + 1)
 
 
+_BUNDLER = _lazy(r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]+__[A-Z0-9]+(?![A-Za-z0-9_])")
 _PGPASS = _lazy(r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]{1,200})[ \t]*\r?$")
 
 
@@ -1467,25 +1531,25 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
             _cookies(text, spans)
     if "cookie" in low:
         _cookies(text, spans)
+    if "BUNDLE_" in text:
+        for m in _BUNDLER.finditer(text):  # Bundler's per-host credentials, "user:password"
+            _value_after(text, low, m.start(), m.end(), (_PWD, "password", m.group(), False, m.group().lower()), spans)
     if "pgpass" in low or ":5432:" in text or ":*:" in text:
         for m in _PGPASS.finditer(text):
             v = m.group(1)
             if _cli_value_ok(v):
                 spans.add(m.start(1), m.end(1), "password", text)
-    if "kind" in text and ("kind: Secret" in text or '"kind": "Secret"' in text):
+    if "kind" in low and "secret" in low:
         _k8s(text, spans)
     if strip_emails and "@" in text:
         _emails(text, spans)
     return spans.items
 
 
-_GENERIC_KINDS = frozenset(("secret", "password", "api_token", "k8s_secret"))
-
-
 # ---- a secret found once is a secret everywhere in the document ---------------------------------
 def _propagates(v: str) -> bool:
     """Only values a rule was sure of are searched for elsewhere: not words, defaults or filler."""
-    if not 6 <= len(v) <= _MAX_VALUE or "\n" in v:
+    if not 6 <= len(v) <= 4 * _MAX_VALUE or "\n" in v:
         return False
     if v.isalpha() and v.islower():
         return False  # a dictionary-like word
@@ -1531,10 +1595,11 @@ def _everywhere(text: str, items: list) -> list:
 
 # ---- a way out of a false positive ---------------------------------------------------------------
 ALLOW_MARKER = "secondbrain:allow"
-# kinds an allow *pattern* may release: what labels, context and prose found. A vendor-shaped key,
-# a private key or a structural token is redacted whatever the patterns say; only the inline
-# marker, written on the very line, keeps one (and it is counted as "allowed").
-_RELEASABLE = frozenset(("secret", "password", "api_token", "k8s_secret", "cli_password",
+# kinds found by labels, context and prose rather than by a vendor's or a structure's shape. An
+# allow *pattern* may release only these: a vendor-shaped key, a private key or a structural token
+# is redacted whatever the patterns say; only the inline marker, written on the very line, keeps
+# one (and it is counted as "allowed"). Where spans overlap, a shape's name wins over these.
+_RULE_KINDS = frozenset(("secret", "password", "api_token", "k8s_secret", "cli_password",
                          "connection_string", "url_credentials", "session_cookie", "bearer_token",
                          "basic_auth", "email"))
 
@@ -1564,7 +1629,7 @@ def _allowed(text: str, s: int, e: int, kind: str, allow) -> bool:
     eol = text.find("\n", s)
     if ALLOW_MARKER in text[bol:eol if eol >= 0 else len(text)]:
         return True
-    if allow and kind in _RELEASABLE:
+    if allow and kind in _RULE_KINDS:
         v = text[s:e]
         return any(p.search(v) for p in allow)
     return False
@@ -1605,7 +1670,7 @@ def _merge(items: list) -> list:
         if s <= cur_e:
             if e > cur_e:
                 cur_e = e
-            if cur_k in _GENERIC_KINDS and k not in _GENERIC_KINDS:
+            if cur_k in _RULE_KINDS and k not in _RULE_KINDS:
                 cur_k = k
         else:
             merged.append((cur_s, cur_e, cur_k))
