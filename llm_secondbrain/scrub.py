@@ -793,6 +793,29 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     _contextual(text, low, s, e, tok, spans)
 
 
+_WINDOW = 160
+
+
+def _window_start(s: int, items: list) -> int:
+    """Where the context before s starts: 160 characters, a redacted value counting as its marker.
+
+    A second pass sees "[REDACTED:jwt]" where the first saw a 300-character token; measuring both
+    alike keeps a word that was out of reach out of reach, so scrubbing stays idempotent.
+    """
+    budget, pos = _WINDOW, s
+    for a, b, kind in reversed(items):
+        if b > pos:
+            continue
+        if pos - b >= budget:
+            break
+        budget -= pos - b
+        budget -= min(b - a, len(kind) + 11)  # "[REDACTED:" + kind + "]"
+        pos = a
+        if budget <= 0:
+            return a
+    return max(0, pos - budget)
+
+
 def _contextual(text, low, s, e, tok, spans) -> None:
     n = len(tok)
     up, lo, dg = _classes(tok)
@@ -815,7 +838,7 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     prev = text[s - 1] if s else " "
     if prev in _REF_BEFORE or prev == ":" or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
         return
-    a = max(0, s - 160)
+    a = _window_start(s, spans.items)
     # stay within the last three lines
     nl = low.rfind("\n", a, s)
     if nl >= 0:
@@ -824,9 +847,9 @@ def _contextual(text, low, s, e, tok, spans) -> None:
             nl3 = low.rfind("\n", a, nl2)
             if nl3 >= 0:
                 a = nl3
-    window = low[a:s]
-    if "[redacted:" in window:
-        window = _MARK_RE.sub(" ", window)
+    # words only: neither a marker nor another long token (whose letters may spell "sha" or
+    # "key" by chance, and which a second pass sees as a marker) counts as context
+    window = _RANDOM_RUN.sub(" ", _MARK_RE.sub(" ", low[a:s]))
     for w in _CTX_GOOD:
         if w in window:
             break
@@ -859,6 +882,7 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     spans.add(s, e, "secret", text)
 
 
+_RANDOM_RUN = _lazy(r"(?=[a-z_\-.~+/]*\d)[a-z0-9_\-.~+/]{20,}")  # in the lower-cased window
 _REF_BEFORE = "#/$@"
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
 _WORDY_SEGMENTS = _lazy(r"(?:[A-Za-z]{1,12}|\d+)(?:[-_.](?:[A-Za-z]{1,12}|\d+))+")
