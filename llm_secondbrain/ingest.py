@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
@@ -31,6 +32,7 @@ class IngestReport:
     chunks_removed: int = 0
     files_removed: int = 0
     redacted: Counter = field(default_factory=Counter)
+    rescrubbed_in_place: int = 0  # chunks under older rules whose source cannot be re-read
     embedding: dict | None = None  # what embedding did afterwards, or why it is pending
 
     def as_dict(self) -> dict:
@@ -46,6 +48,7 @@ class IngestReport:
             "files_removed": self.files_removed,
             "redacted": sum(self.redacted.values()),
             "redacted_by_kind": dict(self.redacted),
+            "rescrubbed_in_place": self.rescrubbed_in_place,
         }
         if self.embedding is not None:
             out["embedding"] = self.embedding
@@ -73,6 +76,10 @@ class IngestReport:
             parts.append(f"secrets redacted: {kinds}")
         else:
             parts.append("no secrets redacted")
+        if self.rescrubbed_in_place:
+            n = self.rescrubbed_in_place
+            parts.append(f"{n} chunk{'s' if n != 1 else ''} re-scrubbed in place: "
+                         f"{'their' if n != 1 else 'its'} source cannot be re-read")
         return "; ".join(parts)
 
 
@@ -113,8 +120,8 @@ def ingest(
     """
     for target in targets:
         sources.check_target(target)
-    brain.rescrub_outdated(strip_emails=settings.strip_emails)
     report = IngestReport()
+    refresh_outdated(brain, settings, report, max_bytes)
     brain_files = {str(brain.path), f"{brain.path}-wal", f"{brain.path}-shm", f"{brain.path}-journal"}
     walk_info = sources.Walk()
     seen: set[str] = set()
@@ -143,6 +150,28 @@ def ingest(
         ingest_document(brain, report, sources.stdin_document(stdin, name=name, project=project,
                                                               source=source), settings)
     return report
+
+
+def refresh_outdated(brain: Brain, settings: Settings, report: IngestReport,
+                     max_bytes: int = sources.DEFAULT_MAX_BYTES) -> None:
+    """After the scrub rules changed (RULES_VERSION), read every stored file that still exists
+    again and ingest it under the new rules, with the project and source it was stored under.
+    Re-scrubbing the stored text is not enough: there the label that identified a secret
+    (`password: X`) is already gone, so a copy of X further on would stay. Whatever cannot be
+    re-read (standard input, facts, vanished or unreadable files) is re-scrubbed in place and
+    counted in the summary."""
+    if not brain.scrub_outdated():
+        return
+    for path, project, source in brain.outdated_files():
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            entry = sources.FileEntry(path, None, st.st_size, st.st_mtime_ns, project)
+            ingest_document(brain, report, sources.file_document(entry, source, max_bytes, True),
+                            settings)
+    report.rescrubbed_in_place = brain.rescrub_outdated(strip_emails=settings.strip_emails)
 
 
 def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, settings: Settings) -> None:

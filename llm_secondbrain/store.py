@@ -211,8 +211,19 @@ def _create_fts(db: sqlite_utils.Database, columns: tuple[str, ...]) -> None:
     db.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('rebuild')")
 
 
+def _m5_fts_secure_delete(db: sqlite_utils.Database) -> None:
+    """Gone means gone in the search index too: FTS5 keeps a deleted row's terms in its old
+    segments until they happen to be merged, so `PRAGMA secure_delete` alone would leave a
+    forgotten word in the file. FTS5's own secure-delete (SQLite 3.42+, a persistent setting)
+    removes them at once. An older SQLite has no such option and keeps the index as it was."""
+    try:
+        db.execute("INSERT INTO fts_chunks(fts_chunks, rank) VALUES ('secure-delete', 1)")
+    except DB_ERRORS:
+        pass
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
-              _m4_chunk_meta_and_a_detectable_index]
+              _m4_chunk_meta_and_a_detectable_index, _m5_fts_secure_delete]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -328,6 +339,9 @@ class Brain:
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.execute("PRAGMA recursive_triggers = ON")
+        # Gone means gone: deleted or rewritten rows (chunks, FTS5 and vec0 shadow tables
+        # alike) are overwritten with zeros, so no clear text lingers in free pages or the WAL.
+        self.conn.execute("PRAGMA secure_delete = ON")
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -453,14 +467,15 @@ class Brain:
                     "line_start": chunk.line_start, "line_end": chunk.line_end, "project": project,
                     "source": source, "ts": chunk.ts or ts, "title": titles[sha],
                     "meta": json.dumps(chunk.meta, sort_keys=True) if chunk.meta else None,
+                    # a kept chunk is this text under today's rules too
+                    "scrub_version": RULES_VERSION,
                 }
                 if sha in existing:
                     result.kept += 1
                     table.update(existing[sha], labels)
                 else:
                     new_rows.append({"sha": sha, "path": path, "ref": ref, "role": role,
-                                     "text": chunk.text, "scrub_version": RULES_VERSION,
-                                     "created": created, **labels})
+                                     "text": chunk.text, "created": created, **labels})
             if new_rows:
                 table.insert_all(new_rows, ignore=True)
                 result.added = len(new_rows)
@@ -484,21 +499,35 @@ class Brain:
             self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
         return len(ids)
 
+    def scrub_outdated(self) -> bool:
+        """Was this brain filled, in part, under older scrub rules than these?"""
+        return int(self.get_meta("scrub_version") or 0) < RULES_VERSION
+
+    def outdated_files(self) -> list[tuple[str, str, str]]:
+        """(path, project, source) of every file (a ledger row with a size: standard input has
+        none) stored under older scrub rules, for reading it again."""
+        return self.conn.execute(
+            "SELECT path, project, source FROM files WHERE coalesce(scrub_version, 0) < ? "
+            "AND size IS NOT NULL ORDER BY path", (RULES_VERSION,)).fetchall()
+
     def rescrub_outdated(self, *, strip_emails: bool = False) -> int:
         """Scrub again, in place, every chunk stored under older scrub rules, so an upgraded
-        brain never keeps a secret the new rules catch. Changed chunks lose their vector and
-        are embedded again; their files are re-read on the next ingest (ledger version)."""
-        if int(self.get_meta("scrub_version") or 0) >= RULES_VERSION:
+        brain never keeps a secret the new rules catch; returns how many chunks that was.
+        Changed chunks lose their vector and are embedded again. Sources that can be read
+        again are better re-ingested first (ingest.refresh_outdated): the stored text has lost
+        the labels that told the rules a value was a secret."""
+        if not self.scrub_outdated():
             return 0
         from .scrub import scrub
 
-        changed = 0
+        rescrubbed = 0
         while True:
             with self.write():
                 rows = self.conn.execute(
                     "SELECT id, path, text, title FROM chunks WHERE coalesce(scrub_version, 0) < ? LIMIT 500",
                     (RULES_VERSION,),
                 ).fetchall()
+                rescrubbed += len(rows)
                 for cid, path, text, head in rows:
                     # A title is a copy of the first line of its file's first chunk.
                     clean_head = scrub(head, strip_emails=strip_emails) if head else head
@@ -506,12 +535,10 @@ class Brain:
                         self.conn.execute("UPDATE chunks SET title = ? WHERE id = ?", (clean_head, cid))
                     clean = scrub(text, strip_emails=strip_emails)
                     if clean == text:
-                        changed += clean_head != head
                         self.conn.execute(
                             "UPDATE chunks SET scrub_version = ? WHERE id = ?", (RULES_VERSION, cid)
                         )
                         continue
-                    changed += 1
                     sha = text_sha(clean)
                     twin = self.conn.execute(
                         "SELECT id FROM chunks WHERE path IS ? AND sha = ? AND id != ?", (path, sha, cid)
@@ -531,10 +558,9 @@ class Brain:
                     for fid, text in self.conn.execute("SELECT id, text FROM facts").fetchall():
                         clean = scrub(text or "", strip_emails=strip_emails)
                         if clean != (text or ""):
-                            changed += 1
                             self.conn.execute("UPDATE facts SET text = ? WHERE id = ?", (clean, fid))
                     self.set_meta("scrub_version", str(RULES_VERSION))
-                    return changed
+                    return rescrubbed
 
     # -- forgetting ----------------------------------------------------------------------------
 

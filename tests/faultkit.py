@@ -86,8 +86,19 @@ class Corpus:
 # -- reading the brain ---------------------------------------------------------------------------
 
 
+def sqlite_module():
+    """A plain SQLite driver that can read the brain's FTS5 index: its secure-delete setting
+    needs SQLite 3.42, newer than some Pythons' own sqlite3 (then the sqlean wheel, a plain
+    SQLite build, reads it)."""
+    if sqlite3.sqlite_version_info >= (3, 42):
+        return sqlite3
+    import sqlean
+
+    return sqlean
+
+
 def connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=60, isolation_level=None)
+    conn = sqlite_module().connect(str(path), timeout=60, isolation_level=None)
     conn.execute("PRAGMA busy_timeout = 60000")
     return conn
 

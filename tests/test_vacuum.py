@@ -1,6 +1,7 @@
 import json
 import sqlite3
 
+from faultkit import connect
 from llm_secondbrain import SecondBrain
 
 
@@ -25,7 +26,7 @@ def test_vacuum_compacts_and_keeps_every_vector(run, tmp_path, ollama, brain_pat
         assert ids == chunk_ids
         hit = brain.recall("detail7 subject7", k=1, mode="dense", exact=True)[0]
         assert hit.path.endswith("n7.md")
-    conn = sqlite3.connect(brain_path)
+    conn = connect(brain_path)
     conn.execute("INSERT INTO fts_chunks(fts_chunks, rank) VALUES ('integrity-check', 1)")
     conn.close()
 
