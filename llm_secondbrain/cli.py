@@ -246,11 +246,14 @@ def vacuum_cmd(db_path):
 @click.option("--strip-emails", is_flag=True, default=None, help="Redact e-mail addresses too")
 def scrub_cmd(file, report, strip_emails):
     """Preview scrubbing: print FILE (or stdin) with secrets redacted. Stores nothing."""
+    from .ingest import allow_patterns
     from .scrub import scrub_report
 
+    settings = config.load()
     if strip_emails is None:
-        strip_emails = config.load().strip_emails
-    text, counts = scrub_report(file.read(), strip_emails=bool(strip_emails))
+        strip_emails = settings.strip_emails
+    text, counts = scrub_report(file.read(), strip_emails=bool(strip_emails),
+                                allow=allow_patterns(settings))
     sys.stdout.write(text)
     if report:
         total = sum(counts.values())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections import Counter
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Callable, TextIO
 from . import sources
 from .config import Settings
 from .readers import Section
-from .scrub import RULES_VERSION, scrub_report
+from .scrub import RULES_VERSION, load_allow_patterns, scrub_report
 from .segment import segment
 from .store import Brain, ChunkRow
 
@@ -83,16 +84,40 @@ class IngestReport:
         return "; ".join(parts)
 
 
+_ALLOW_CACHE: dict[tuple, list[re.Pattern]] = {}
+
+
+def allow_patterns(settings: Settings) -> list[re.Pattern]:
+    """The user's allow patterns (SECONDBRAIN_SCRUB_ALLOW), compiled once per version of the
+    file. Raises ValueError naming file:line for a bad pattern, and for a file that cannot be
+    read, so an ingest stops before it writes anything rather than scrub without them."""
+    if not settings.scrub_allow:
+        return []
+    path = settings.scrub_allow
+    try:
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _ALLOW_CACHE:
+            _ALLOW_CACHE.clear()
+            _ALLOW_CACHE[key] = load_allow_patterns(path)
+    except OSError as e:
+        raise ValueError(f"SECONDBRAIN_SCRUB_ALLOW: cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"SECONDBRAIN_SCRUB_ALLOW: {path} is not UTF-8 text") from None
+    return _ALLOW_CACHE[key]
+
+
 def _chunks(sections: list[Section], settings: Settings, report: IngestReport) -> tuple[list[ChunkRow], str | None]:
     """Scrub and segment each section on its own (a chunk never straddles two pages); returns
     the chunks and the document's title when its format knows one."""
     rows: list[ChunkRow] = []
     head = None
+    allow = allow_patterns(settings)
     for section in sections:
-        clean, counts = scrub_report(section.text, strip_emails=settings.strip_emails)
+        clean, counts = scrub_report(section.text, strip_emails=settings.strip_emails, allow=allow)
         report.redacted.update(counts)
         if section.title and head is None:
-            head = scrub_report(section.title, strip_emails=settings.strip_emails)[0]
+            head = scrub_report(section.title, strip_emails=settings.strip_emails, allow=allow)[0]
         rows.extend(
             ChunkRow(s.text, s.line_start, s.line_end, meta=section.meta, ts=section.ts)
             for s in segment(clean, settings.max_chars, settings.min_chars)
@@ -120,6 +145,7 @@ def ingest(
     """
     for target in targets:
         sources.check_target(target)
+    allow_patterns(settings)  # a bad allow file stops the ingest before anything is written
     report = IngestReport()
     refresh_outdated(brain, settings, report, max_bytes)
     brain_files = {str(brain.path), f"{brain.path}-wal", f"{brain.path}-shm", f"{brain.path}-journal"}
@@ -171,7 +197,8 @@ def refresh_outdated(brain: Brain, settings: Settings, report: IngestReport,
             entry = sources.FileEntry(path, None, st.st_size, st.st_mtime_ns, project)
             ingest_document(brain, report, sources.file_document(entry, source, max_bytes, True),
                             settings)
-    report.rescrubbed_in_place = brain.rescrub_outdated(strip_emails=settings.strip_emails)
+    report.rescrubbed_in_place = brain.rescrub_outdated(strip_emails=settings.strip_emails,
+                                                        allow=allow_patterns(settings))
 
 
 def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, settings: Settings) -> None:

@@ -510,7 +510,7 @@ class Brain:
             "SELECT path, project, source FROM files WHERE coalesce(scrub_version, 0) < ? "
             "AND size IS NOT NULL ORDER BY path", (RULES_VERSION,)).fetchall()
 
-    def rescrub_outdated(self, *, strip_emails: bool = False) -> int:
+    def rescrub_outdated(self, *, strip_emails: bool = False, allow=None) -> int:
         """Scrub again, in place, every chunk stored under older scrub rules, so an upgraded
         brain never keeps a secret the new rules catch; returns how many chunks that was.
         Changed chunks lose their vector and are embedded again. Sources that can be read
@@ -530,10 +530,10 @@ class Brain:
                 rescrubbed += len(rows)
                 for cid, path, text, head in rows:
                     # A title is a copy of the first line of its file's first chunk.
-                    clean_head = scrub(head, strip_emails=strip_emails) if head else head
+                    clean_head = scrub(head, strip_emails=strip_emails, allow=allow) if head else head
                     if clean_head != head:
                         self.conn.execute("UPDATE chunks SET title = ? WHERE id = ?", (clean_head, cid))
-                    clean = scrub(text, strip_emails=strip_emails)
+                    clean = scrub(text, strip_emails=strip_emails, allow=allow)
                     if clean == text:
                         self.conn.execute(
                             "UPDATE chunks SET scrub_version = ? WHERE id = ?", (RULES_VERSION, cid)
@@ -556,7 +556,7 @@ class Brain:
                     )
                 if not rows:
                     for fid, text in self.conn.execute("SELECT id, text FROM facts").fetchall():
-                        clean = scrub(text or "", strip_emails=strip_emails)
+                        clean = scrub(text or "", strip_emails=strip_emails, allow=allow)
                         if clean != (text or ""):
                             self.conn.execute("UPDATE facts SET text = ? WHERE id = ?", (clean, fid))
                     self.set_meta("scrub_version", str(RULES_VERSION))
