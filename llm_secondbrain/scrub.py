@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import operator
 import re
 import threading
 from collections import Counter
@@ -264,6 +263,15 @@ _B64ISH = _lazy(r"[A-Za-z0-9+/]{40}")
 
 
 
+_PLUS_ONE = bytes(range(1, 256)) + b"\x00"  # 0xff never occurs in UTF-8, so the wrap is harmless
+
+
+def _same(a: bytes, b: bytes) -> int:
+    """How many positions of two equally long byte strings hold the same byte: one XOR of two
+    big integers, whose zero bytes are the equal positions (C speed, no Python loop)."""
+    return (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).to_bytes(len(a), "big").count(0)
+
+
 def _low_information(v: str) -> bool:
     """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…', 'AbCeFG123'.
 
@@ -276,8 +284,10 @@ def _low_information(v: str) -> bool:
     if n < 8:
         return False
     o = s.encode("utf-8", "replace")
-    steps = list(map(operator.sub, o[3:], o[2:-1]))
-    hits = steps.count(0) + steps.count(1) + sum(map(operator.eq, o[3:], o[1:-2])) + sum(map(operator.eq, o[3:], o[:-3]))
+    cur, prev = o[3:], o[2:-1]
+    # a step of 0 or +1 from the character before, or a repeat of the second or third before
+    hits = (_same(cur, prev) + _same(cur, prev.translate(_PLUS_ONE))
+            + _same(cur, o[1:-2]) + _same(cur, o[:-3]))
     # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
     return hits >= (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3)
 
@@ -855,15 +865,12 @@ def _contextual(text, low, s, e, tok, spans) -> None:
                 a = nl3
     # words only: neither a marker nor another long token (whose letters may spell "sha" or
     # "key" by chance, and which a second pass sees as a marker) counts as context
-    window = _RANDOM_RUN.sub(" ", _MARK_RE.sub(" ", low[a:s]))
-    for w in _CTX_GOOD:
-        if w in window:
-            break
-    else:
-        return
-    for w in _CTX_BAD:
-        if w in window:
-            return  # "sha256", "fingerprint", "public", "commit", ...
+    window = low[a:s]
+    if "[redacted:" in window:
+        window = _MARK_RE.sub(" ", window)
+    window = _RANDOM_RUN.sub(" ", window)
+    if _CTX_GOOD_RE.search(window) is None or _CTX_BAD_RE.search(window) is not None:
+        return  # no secret word, or "sha256", "fingerprint", "public", "commit", ...
     # a value of a non-secret label right before ("client_id=...", "trace_id: ...")
     j = s
     while j > a and low[j - 1] in " \t\"'`":
@@ -904,6 +911,8 @@ _CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "rsa key", "key id", "keyid",
             "integrity", "commit", "hash", "cert", "request_id", "request-id", "trace", "uuid",
             "etag", "revision", "rev=")
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
+_CTX_GOOD_RE = _lazy("|".join(map(re.escape, _CTX_GOOD)))  # one scan instead of a word at a time
+_CTX_BAD_RE = _lazy("|".join(map(re.escape, _CTX_BAD)))
 
 
 # ---- labelled values ------------------------------------------------------------------------
@@ -967,6 +976,13 @@ _NAME_BEFORE = _lazy(r"(?:key|name|id)[\"']?\s*[:=]\s*[\"']?$", re.I)
 _VALUE_FIELD = _lazy(r"""[\"']?\s*,?\s*(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]\s*""")
 
 
+def _name_before(text: str, a: int) -> bool:
+    """`key: "` / `name=` right before a: the label is the *name* of a pair ({"key": "token", ...}).
+    A plain look at the last characters rules out most labels before the regex runs."""
+    head = text[max(0, a - 24):a].rstrip().rstrip("\"'").rstrip()
+    return head[-1:] in (":", "=") and _NAME_BEFORE.search(text, max(0, a - 24), a) is not None
+
+
 def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     cls, kind, ident, flag, lident = info
     fm = _ASSIGN_VALUE.match(text, b)
@@ -1016,7 +1032,7 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
                 if dm is not None:
                     pos = dm.end()
                     sep = "="
-        if sep is None and _NAME_BEFORE.search(text, max(0, a - 24), a):
+        if sep is None and _name_before(text, a):
             # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
             vf = _VALUE_FIELD.match(text, pos)
             if vf is not None:
