@@ -253,6 +253,7 @@ _HAS_DIGIT = _lazy(r"\d")
 _CERT_BLOCK = _lazy(r"-----BEGIN ([A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY|PUBLIC KEY BLOCK|CERTIFICATE REQUEST|X509 CRL|DH PARAMETERS|EC PARAMETERS))-----")
 _DISCORD = _lazy(r"[MNO][A-Za-z0-9_-]{22,28}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}")
 _AZURE_SECRET = _lazy(r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}")
+_AZURE_REFRESH = _lazy(r"[01]\.A[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_.*-]{20,}")  # Microsoft identity platform
 _MAILCHIMP = _lazy(r"[0-9a-f]{32}-us\d{1,2}")
 _ATLAS = _lazy(r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}")
 _TELEGRAM = _lazy(r"\d{5,16}:A[A-Za-z0-9_-]{32,40}(?![A-Za-z0-9_-])")
@@ -289,7 +290,10 @@ def _low_information(v: str) -> bool:
     hits = (_same(cur, prev) + _same(cur, prev.translate(_PLUS_ONE))
             + _same(cur, o[1:-2]) + _same(cur, o[:-3]))
     # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
-    return hits >= (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3)
+    if hits < (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3):
+        return False
+    # a long token is filler only if its end is too: a placeholder head on a random body is a key
+    return len(v) <= 128 or _low_information(v[-64:])
 
 
 _CAMEL_WORD = _lazy(r"[A-Z][a-z]{3,}|[a-z]{4,}|[A-Z]{4,}(?![a-z])")
@@ -349,7 +353,7 @@ _SECRET_WORDS = frozenset(
     "secret token apikey credential credentials creds authorization auth authtoken "
     "accesstoken refreshtoken idtoken sessiontoken privatekey secretkey accesskey accountkey "
     "sharedaccesskey appkey masterkey dockerconfigjson dockercfg appid sig clientsecret "
-    "passkey".split())
+    "passkey skey".split())  # skey: Duo's secret key
 # qualifiers that turn a bare "key" into a secret key
 _KEY_QUALIFIERS = frozenset(
     "api secret private access account app application master encryption enc signing sign "
@@ -778,6 +782,9 @@ def _shapes(text, low, s, e, tok, spans) -> None:
         if tm is not None and tm.end() > s:
             spans.add(b, tm.end(), "telegram_bot_token", text)
             return
+    if c0 in "01" and tok[1:3] == ".A" and _AZURE_REFRESH.fullmatch(tok):
+        spans.add(s, e, "azure_refresh_token", text)
+        return
     if n >= 35 and tok[32:35] == "-us" and _MAILCHIMP.fullmatch(tok):
         spans.add(s, e, "mailchimp_key", text)
         return
@@ -869,8 +876,12 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     if "[redacted:" in window:
         window = _MARK_RE.sub(" ", window)
     window = _RANDOM_RUN.sub(" ", window)
-    if _CTX_GOOD_RE.search(window) is None or _CTX_BAD_RE.search(window) is not None:
-        return  # no secret word, or "sha256", "fingerprint", "public", "commit", ...
+    vendor = _CTX_GOOD_RE.search(window) is None
+    if (vendor and not _vendor_label(low, a, s, tok, is_hex, up and lo)) or _CTX_BAD_RE.search(window) is not None:
+        return  # no secret word nor a service's name as the label; or "sha256", "commit", ...
+    if vendor:
+        spans.add(s, e, "secret", text)
+        return
     # a value of a non-secret label right before ("client_id=...", "trace_id: ...")
     j = s
     while j > a and low[j - 1] in " \t\"'`":
@@ -895,6 +906,52 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     spans.add(s, e, "secret", text)
 
 
+# Services whose keys scanners find by the service's name as the label ("cloudflare: '…'",
+# "mixpanel …", "'artifactory', '…'"): the name alone says what a random token beside it is.
+_SERVICES = frozenset("""
+airtable algolia amplitude artifactory asana atlassian auth0 bitbucket bitly braintree browserstack
+buildkite circleci clickup cloudflare cloudinary cloudimage codecov confluent contentful coveralls
+datadog digitalocean discord docusign doppler dropbox dynatrace elastic fastly figma firebase
+freshdesk freshworks github gitlab grafana heroku honeycomb hubspot intercom jfrog jira keenio
+kraken kucoin launchdarkly linear linode loggly mailchimp mailgun mailjet mapbox mattermost
+metabase mixpanel mongodb netlify newrelic ngrok notion npm okta onesignal openai opsgenie
+pagerduty paypal pinecone planetscale plaid postman pulumi pusher railway readme rollbar
+salesforce segment sendgrid sendinblue sentry shopify slack snyk sonarcloud sourcegraph splunk
+square stripe sumologic supabase telegram terraform textmagic travis trello twilio twitch
+typeform vercel vonage webex wistia zapier zendesk zoom mux backblaze coinbase binance bitfinex
+dockerhub quay rapidapi sendbird pubnub ably agora imgur giphy unsplash spotify smartsheet toggl
+clockify calendly eventbrite openweathermap ipstack ipinfo scraperapi apify huggingface replicate
+cohere anthropic deepgram assemblyai elevenlabs pinata infura alchemy etherscan moralis nylas
+postmark sparkpost mandrill mailerlite klaviyo braze iterable customerio mparticle heap fullstory
+hotjar logrocket bugsnag raygun airbrake honeybadger papertrail logdna sematext scalyr statuspage
+""".split())
+_SERVICE_TUPLE = tuple(_SERVICES)
+_SERVICE_HEADS = frozenset(n[:5] for n in _SERVICES if len(n) >= 5)
+_VENDOR_SEP = " \t\"'`:=,("
+_DIGEST_LENGTHS = frozenset((32, 40, 56, 64, 96, 128))  # md5, sha1, sha224, sha256, sha384, sha512
+
+
+def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: bool) -> bool:
+    """Is the token right after a service's name, as its label or first argument? A hex token
+    of a digest's length in one case is a hash (`github: <commit>`), not a key."""
+    j = s
+    while j > a and s - j <= 6 and low[j - 1] in _VENDOR_SEP:
+        j -= 1
+    if j == s or s - j > 6:
+        return False
+    k = j
+    while k > a and j - k <= 40 and (low[k - 1].isalnum() or low[k - 1] in "_.-"):
+        k -= 1
+    ident = low[k:j]
+    # the name, or a name that starts with it ("webexbot", "mailgun_eu")
+    if not ident or not any(part in _SERVICES or (len(part) > 5 and part[:5] in _SERVICE_HEADS
+                                                  and part.startswith(_SERVICE_TUPLE))
+                            for part in _IDENT_PARTS.split(ident)):
+        return False
+    return not (is_hex and not mixed_case and len(tok) in _DIGEST_LENGTHS)
+
+
+_IDENT_PARTS = _lazy(r"[_.\-]")
 _RANDOM_RUN = _lazy(r"(?=[a-z_\-.~+/]*\d)[a-z0-9_\-.~+/]{20,}")  # in the lower-cased window
 _REF_BEFORE = "#/$@"
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
@@ -1546,6 +1603,14 @@ def _emails(text: str, spans: _Spans) -> None:
         pos = text.find("@", pos + 1)
 
 
+_WEBHOOK_PATH = _lazy(r"(?i)://[^\s/\"'<>]{1,100}/(?:[a-z0-9_-]{1,40}/){0,3}(?:webhooks?|hooks)/(?=[A-Za-z0-9_-])")
+_URL_PATH_REST = _lazy(r"[^\s\"'`<>?#)\]]{0,400}")
+_PATH_SEGMENT = _lazy(r"[A-Za-z0-9_-]+")
+# Shapes too short for the token scan (which starts at 20 characters), found by their own gate.
+_SLACK_LEGACY = _lazy(r"(?<![A-Za-z0-9_-])xox[ar]-(?:\d-)?[0-9A-Za-z]{8,48}(?![A-Za-z0-9_-])")
+_SUMO_ACCESS_ID = _lazy(r"(?i)sumo[a-z]*[_.-]?access[_.-]?id[\"']?\s*[:=]\s*[\"']?(su[A-Za-z0-9]{12})(?![A-Za-z0-9])")
+# Jenkins credentials.xml keeps secrets encrypted as {AQAAAB…}: the master key decrypts them.
+_JENKINS_SECRET = _lazy(r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,600}?)\}")
 _BUNDLER = _lazy(r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]+__[A-Z0-9]+(?![A-Za-z0-9_])")
 _PGPASS = _lazy(r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]{1,200})[ \t]*\r?$")
 
@@ -1589,6 +1654,21 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
                 spans.add(m.start(1), m.end(1), "password", text)
     if "kind" in low and "secret" in low:
         _k8s(text, spans)
+    if "hook" in low:
+        for m in _WEBHOOK_PATH.finditer(text):  # the URL is the credential: its random segments go
+            for seg in _PATH_SEGMENT.finditer(text, m.end(), _URL_PATH_REST.match(text, m.end()).end()):
+                if seg.end() - seg.start() >= 16 and _entropy_ok(seg.group(), 16):
+                    spans.add(seg.start(), seg.end(), "webhook_url", text)
+    if "xox" in text:
+        for m in _SLACK_LEGACY.finditer(text):
+            spans.add(m.start(), m.end(), "slack_token", text)
+    if "sumo" in low:
+        for m in _SUMO_ACCESS_ID.finditer(text):
+            if _entropy_ok(m.group(1), 14):
+                spans.add(m.start(1), m.end(1), "sumologic_access_id", text)
+    if "AQAAAB" in text:
+        for m in _JENKINS_SECRET.finditer(text):
+            spans.add(m.start(1), m.end(1), "jenkins_secret", text)
     if strip_emails and "@" in text:
         _emails(text, spans)
     return spans.items

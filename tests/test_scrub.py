@@ -668,3 +668,49 @@ def test_scanner_fixture_classes_are_caught(name):
     out = scrub(text)
     for secret in secrets:
         assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15, continued: a service's name as the label, short shapes, Jenkins, webhook URLs
+# ------------------------------------------------------------------------------------------------
+def _service_cases():
+    tok, short_slack = r(ALNUM, 40), "xoxa-" + str(_rng.randint(2, 9)) + "-" + r(LOWER_ALNUM, 12)
+    sumo, skey = "su" + r(ALNUM, 12), r(ALNUM, 40)
+    jenkins = "AQAAABAAAAAQ" + r(B64, 44) + "="
+    hook_a, hook_b = r(LOWER_ALNUM, 32), r(LOWER_ALNUM, 32)
+    refresh = "0.A" + r(URLSAFE, 60) + "." + r(URLSAFE, 120)
+    long_tok = "0.ABCDEFGHIJKLMNOPQRS_" + "A" * 12 + r(URLSAFE, 30) + "." + r(URLSAFE, 200)
+    return {
+        "service-as-label": (f'cloudflare: "{tok}"', [tok]),
+        "service-first-argument": (f"mixpanel {tok}", [tok]),
+        "service-name-prefix": (f'webexbot = "{tok}"', [tok]),
+        "legacy-slack-under-20": (f'"access_token": "{short_slack}', [short_slack]),
+        "sumo-access-id": (f'SUMO_ACCESS_ID = "{sumo}"', [sumo]),
+        "duo-skey": (f'"duo_skey": "{skey}"', [skey]),
+        "jenkins-credentials-xml": (f"<secret>{{{jenkins}}}</secret>", [jenkins]),
+        "webhook-url": (f"curl -X POST https://acme.tines.com/webhook/{hook_a}/{hook_b}", [hook_a, hook_b]),
+        "azure-refresh-token": (f'"refreshToken": "{refresh}"', [refresh]),
+        "placeholder-head-random-body": (f"| {long_tok} |", [long_tok]),
+    }
+
+
+SERVICE_CASES = _service_cases()
+
+
+@pytest.mark.parametrize("name", sorted(SERVICE_CASES))
+def test_service_labels_and_short_shapes_are_caught(name):
+    text, secrets = SERVICE_CASES[name]
+    out = scrub(text)
+    for secret in secrets:
+        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+
+
+@pytest.mark.parametrize("text", [
+    "github: " + r(HEX, 40),  # a commit beside the service's name is a hash, not a key
+    "docker pull sentry:" + r(HEX, 64)[:12],
+    "the cloudflare dashboard shows request " + r(HEX, 32) + " as blocked",
+    "see https://example.com/hooks/setup and https://docs.example.com/webhooks/overview",
+    "stripe docs: https://stripe.com/docs/api",
+])
+def test_service_names_alone_do_not_redact(text):
+    assert scrub(text) == text
