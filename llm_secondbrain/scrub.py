@@ -981,6 +981,7 @@ _LABEL_CACHE: dict[str, tuple] = {}
 
 def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
     covered = {it[0]: it[1] for it in spans.items}  # values already redacted by the token rules
+    words: dict = {}  # each word after a password word is judged once, however many precede it
     idchars = _IDCHARS
     cache = _LABEL_CACHE
     last = -1
@@ -1005,7 +1006,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
         if info[0] != _NOT:
             done = _value_after(text, low, a, b, info, spans, covered)
         if not done and m.group() in _PW_STEMS:
-            _prose_kw(text, low, i, spans)
+            _prose_kw(text, low, i, spans, words)
 
 
 _STEM = _lazy(r"p(?:ass|w|sk)|s(?:ecret|ig|leutel|chl[üu]ssel)|token|k(?:ey|ennwort|odeord)|"
@@ -1054,6 +1055,9 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             g = 3
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
             return True  # a vendor token, already redacted
+        last = spans.items[-1] if spans.items else None
+        if last is not None and last[0] <= fm.start(g) and fm.end(g) <= last[1]:
+            return True  # inside the value just redacted ("a=b=c…"): nothing more to judge
         quoted = g != 7
         return _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, fm.group(g), fm.start(g), spans)
     n = len(text)
@@ -1496,7 +1500,7 @@ _TRIM_L = "([\"'`<*_"
 _TRIM_R = ")]\"'`>*_.,:;"
 
 
-def _prose_kw(text: str, low: str, i: int, spans: _Spans) -> None:
+def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
     """A password word found at i: if it is a whole word, look for the password after it."""
     if i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_"):
         return
@@ -1506,7 +1510,7 @@ def _prose_kw(text: str, low: str, i: int, spans: _Spans) -> None:
     e = m.end()
     if e < len(low) and low[e] not in " \t:=\u00a0" and not (low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
         return
-    _prose_after(text, low, e, spans)
+    _prose_after(text, low, e, spans, words)
 
 
 def _pairs(text: str, low: str, spans: _Spans) -> None:
@@ -1549,7 +1553,22 @@ def _trim(tok: str, s: int) -> tuple[str, int]:
     return tok, s
 
 
-def _prose_after(text, low, pos, spans) -> None:
+def _judge_word(raw: str, start: int) -> tuple:
+    """(stop, token, its start, its shape, not a password after all, a connector) for one word
+    after a password word: the same whichever password word before it is being followed."""
+    if _MARK in raw:
+        return (True, "", start, 0, False, False)  # already redacted here
+    lw = raw.lower().strip("\"'`*_")
+    if lw in _STOP_AFTER:
+        return (True, "", start, 0, False, False)
+    tok, s = _trim(raw, start)
+    shape = _pw_shape(tok) if tok else 0
+    bad = bool(shape) and _PROSE_BAD.search(tok) is not None  # a URL, a number, a file name
+    connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
+    return (False, tok, s, shape, bad, connector)
+
+
+def _prose_after(text, low, pos, spans, words: dict) -> None:
     end = min(len(low), pos + 90)
     eol = low.find("\n", pos, end)
     if eol >= 0:
@@ -1558,24 +1577,23 @@ def _prose_after(text, low, pos, spans) -> None:
     if eol >= 0:
         end = eol
     after_connector = True  # right after the keyword counts as a connector
-    words = 0
+    count = 0
     for wm in _WORD.finditer(text, pos, end):
-        raw = wm.group()
-        if _MARK in raw:
-            return  # already redacted here
-        lw = raw.lower().strip("\"'`*_")
-        if lw in _STOP_AFTER:
+        key = wm.span()
+        judged = words.get(key)
+        if judged is None:
+            judged = words[key] = _judge_word(wm.group(), key[0])
+        stop, tok, s, shape, bad, connector = judged
+        if stop:
             return
-        tok, s = _trim(raw, wm.start())
-        shape = _pw_shape(tok) if tok else 0
         if shape == 2 or (shape == 1 and after_connector):
-            if not _PROSE_BAD.search(tok):
+            if not bad:
                 spans.add(s, s + len(tok), "password", text)
             return
-        words += 1
-        if words > 8:
+        count += 1
+        if count > 8:
             return
-        after_connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
+        after_connector = connector
 
 
 _PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$")
