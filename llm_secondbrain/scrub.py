@@ -298,6 +298,7 @@ def _low_information(v: str) -> bool:
 
 _CAMEL_WORD = _lazy(r"[A-Z][a-z]{3,}|[a-z]{4,}|[A-Z]{4,}(?![a-z])")
 _DIGITS = _lazy(r"\d")
+_THREE_DIGITS = _lazy(r"\d\D*\d\D*\d")
 _FILLER_WORD = _lazy(r"(?i)here|your|example|sample|dummy|fake|random|placeholder|insert|replace|"
                      r"redacted|xxxx|string|changeme")
 
@@ -324,7 +325,7 @@ def _placeholder_body(body: str) -> bool:
 
     (Filler such as 'AIzaaaa…' is refused for every rule when a span is added.)
     """
-    return len(_DIGITS.findall(body)) <= 2 and _FILLER_WORD.search(body) is not None
+    return _THREE_DIGITS.search(body) is None and _FILLER_WORD.search(body) is not None
 
 
 def _entropy_ok(s: str, min_len: int = 16) -> bool:
@@ -985,6 +986,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
     idchars = _IDCHARS
     cache = _LABEL_CACHE
     last = -1
+    repeat = ("", -1)  # the last label whose value was redacted, and where that value ends
     for m in (_skipping(_STEM, low, skip) if skip else _STEM.finditer(low)):
         i = m.start()
         if i < last:
@@ -999,12 +1001,17 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
         if b - a > 48:
             continue  # inside a long token (base64, key material), not a label
         ident = text[a:b]
+        if ident == repeat[0] and a < repeat[1]:
+            continue  # the same label inside its own bare value just redacted ("key=key=key…")
         info = cache.get(ident)
         if info is None:
             info = _label_info(ident)
         done = False
         if info[0] != _NOT:
+            n = len(spans.items)
             done = _value_after(text, low, a, b, info, spans, covered)
+            if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
+                repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
         if not done and m.group() in _PW_STEMS:
             _prose_kw(text, low, i, spans, words)
 
@@ -1055,9 +1062,6 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             g = 3
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
             return True  # a vendor token, already redacted
-        last = spans.items[-1] if spans.items else None
-        if last is not None and last[0] <= fm.start(g) and fm.end(g) <= last[1]:
-            return True  # inside the value just redacted ("a=b=c…"): nothing more to judge
         quoted = g != 7
         return _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, fm.group(g), fm.start(g), spans)
     n = len(text)
