@@ -267,12 +267,6 @@ _B64ISH = _lazy(r"[A-Za-z0-9+/]{40}")
 _PLUS_ONE = bytes(range(1, 256)) + b"\x00"  # 0xff never occurs in UTF-8, so the wrap is harmless
 
 
-def _same(a: bytes, b: bytes) -> int:
-    """How many positions of two equally long byte strings hold the same byte: one XOR of two
-    big integers, whose zero bytes are the equal positions (C speed, no Python loop)."""
-    return (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).to_bytes(len(a), "big").count(0)
-
-
 def _low_information(v: str) -> bool:
     """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…', 'AbCeFG123'.
 
@@ -285,10 +279,14 @@ def _low_information(v: str) -> bool:
     if n < 8:
         return False
     o = s.encode("utf-8", "replace")
-    cur, prev = o[3:], o[2:-1]
-    # a step of 0 or +1 from the character before, or a repeat of the second or third before
-    hits = (_same(cur, prev) + _same(cur, prev.translate(_PLUS_ONE))
-            + _same(cur, o[1:-2]) + _same(cur, o[:-3]))
+    # A step of 0 or +1 from the character before, or a repeat of the second or third before,
+    # counted at C speed: XOR two byte strings read as big integers, and count the zero bytes.
+    size, big = len(o) - 3, int.from_bytes
+    cur, prev = big(o[3:], "big"), o[2:-1]
+    hits = ((cur ^ big(prev, "big")).to_bytes(size, "big").count(0)
+            + (cur ^ big(prev.translate(_PLUS_ONE), "big")).to_bytes(size, "big").count(0)
+            + (cur ^ big(o[1:-2], "big")).to_bytes(size, "big").count(0)
+            + (cur ^ big(o[:-3], "big")).to_bytes(size, "big").count(0))
     # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
     if hits < (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3):
         return False
@@ -472,6 +470,7 @@ _PH_PREFIX = ("your", "my", "insert", "enter", "replace", "put", "paste", "fill"
 _PH_SUFFIX = ("_here", "-here", " here", ".here")
 _PH_INNER = ("xxxx", "***", "...", "\u2026", "\u2022\u2022\u2022", "____", "example", "placeholder",
              "redacted", "changeme", "change_me", "change-me", "dummy")
+_PH_INNER_RE = _lazy("|".join(map(re.escape, _PH_INNER)))  # one scan, not one per word
 _PH_WORDY = _lazy(r"[a-z_ .-]+")
 _PATH_EXT = (".pem", ".key", ".json", ".txt", ".crt", ".cer", ".p12", ".pfx", ".jks", ".gpg", ".asc",
              ".env", ".yml", ".yaml", ".ini", ".conf", ".cfg", ".toml")
@@ -490,10 +489,8 @@ def _placeholder(v: str, lv: str) -> bool:
         return True
     if v.strip(f + l) == "":
         return True  # one or two repeated characters
-    if len(lv) <= 120:
-        for w in _PH_INNER:
-            if w in lv:
-                return True
+    if len(lv) <= 120 and _PH_INNER_RE.search(lv) is not None:
+        return True
     if v.isupper() and v.replace("_", "").isalpha() and len(v) > 1:
         return True  # an environment variable name or a PLACEHOLDER
     return False
