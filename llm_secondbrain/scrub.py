@@ -873,9 +873,9 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     window = low[a:s]
     if "[redacted:" in window:
         window = _MARK_RE.sub(" ", window)
-    window = _RANDOM_RUN.sub(" ", window)
+    window = _without_random_runs(window)
     vendor = _CTX_GOOD_RE.search(window) is None
-    if (vendor and not _vendor_label(low, a, s, tok, is_hex, up and lo)) or _CTX_BAD_RE.search(window) is not None:
+    if _CTX_BAD_RE.search(window) is not None or (vendor and not _vendor_label(low, a, s, tok, is_hex, up and lo)):
         return  # no secret word nor a service's name as the label; or "sha256", "commit", ...
     if vendor:
         spans.add(s, e, "secret", text)
@@ -950,7 +950,21 @@ def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: 
 
 
 _IDENT_PARTS = _lazy(r"[_.\-]")
-_RANDOM_RUN = _lazy(r"(?=[a-z_\-.~+/]*\d)[a-z0-9_\-.~+/]{20,}")  # in the lower-cased window
+_TOKEN_RUN = _lazy(r"[a-z0-9_\-.~+/]{20,}")  # in the lower-cased window
+_ASCII_DIGIT = _lazy(r"[0-9]")
+
+
+def _without_random_runs(window: str) -> str:
+    """The window with each long run of token characters that holds a digit blanked (a token,
+    whose letters may spell "key" or "sha" by chance). One pass over maximal runs: a lookahead
+    for the digit at every position would rescan a digitless run once per character."""
+    def blank(m) -> str:
+        e = m.end()
+        if _ASCII_DIGIT.search(m.group()) or (e < len(window) and window[e].isdecimal()):
+            return " "
+        return m.group()
+
+    return _TOKEN_RUN.sub(blank, window)
 _REF_BEFORE = "#/$@"
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
 _WORDY_SEGMENTS = _lazy(r"(?:[A-Za-z]{1,12}|\d+)(?:[-_.](?:[A-Za-z]{1,12}|\d+))+")
