@@ -15,7 +15,11 @@ How it works (pure stdlib ``re``, linear time):
      hosting, chat, payments, AI APIs, registries, observability, secret managers), then by
      a few structural shapes (JWT, Discord, Telegram, Azure, Mailchimp, AWS secret keys), then
      by a generic ``prefix_<high-entropy>`` shape, and finally as a high-entropy token that
-     follows a secret word ("token", "key", "nøkkel", ...) in the nearby text;
+     follows a secret word ("token", "key", "nøkkel", ...) in the nearby text, or has a known
+     service's name as its label ("cloudflare: '…'", "mixpanel …"; not a digest-length hex,
+     which beside "github" is a commit);
+   * shapes shorter than the token scan's 20 characters (legacy Slack, Sumo Logic access ids),
+     Jenkins' encrypted ``{AQAAAB…}`` secrets and the random segments of webhook URLs;
    * labelled values: ``password=``, ``"api_key": "..."``, ``<password>..</password>``,
      ``--token X``, ``Password=...;`` and friends. The label must *end* in a secret word
      (``PASSWORD_MIN_LENGTH`` or ``token_uri`` are not labels), and the value must not be a
