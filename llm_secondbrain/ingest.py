@@ -33,6 +33,7 @@ class IngestReport:
     chunks_removed: int = 0
     files_removed: int = 0
     redacted: Counter = field(default_factory=Counter)
+    reread: int = 0  # files read again because the scrub rules changed
     rescrubbed_in_place: int = 0  # chunks under older rules whose source cannot be re-read
     embedding: dict | None = None  # what embedding did afterwards, or why it is pending
 
@@ -49,6 +50,7 @@ class IngestReport:
             "files_removed": self.files_removed,
             "redacted": sum(self.redacted.values()),
             "redacted_by_kind": dict(self.redacted),
+            "reread": self.reread,
             "rescrubbed_in_place": self.rescrubbed_in_place,
         }
         if self.embedding is not None:
@@ -77,6 +79,8 @@ class IngestReport:
             parts.append(f"secrets redacted: {kinds}")
         else:
             parts.append("no secrets redacted")
+        if self.reread:
+            parts.append(f"{self.reread} file{'s' if self.reread != 1 else ''} re-read under new scrub rules")
         if self.rescrubbed_in_place:
             n = self.rescrubbed_in_place
             parts.append(f"{n} chunk{'s' if n != 1 else ''} re-scrubbed in place: "
@@ -195,8 +199,14 @@ def refresh_outdated(brain: Brain, settings: Settings, report: IngestReport,
             continue
         if stat.S_ISREG(st.st_mode):
             entry = sources.FileEntry(path, None, st.st_size, st.st_mtime_ns, project)
-            ingest_document(brain, report, sources.file_document(entry, source, max_bytes, True),
+            again = IngestReport()  # a file the user did not name this time: not "seen" or "skipped"
+            ingest_document(brain, again, sources.file_document(entry, source, max_bytes, True),
                             settings)
+            report.reread += again.ingested
+            report.chunks_added += again.chunks_added
+            report.chunks_kept += again.chunks_kept
+            report.chunks_removed += again.chunks_removed
+            report.redacted.update(again.redacted)
     report.rescrubbed_in_place = brain.rescrub_outdated(strip_emails=settings.strip_emails,
                                                         allow=allow_patterns(settings))
 

@@ -81,6 +81,7 @@ def test_a_rescrub_rereads_the_file_and_leaves_no_trace(tmp_path, brain_path, ru
     (tmp_path / "empty").mkdir()
     result = run("brain", "ingest", tmp_path / "empty")
     assert "re-scrubbed in place" not in result.output
+    assert "1 file re-read under new scrub rules" in result.output
     assert_gone(brain_path, secret)
     # The file was read again: its text is back as the file has it, under its project and source.
     assert MARKER.encode() in raw_bytes(brain_path)
