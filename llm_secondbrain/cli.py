@@ -369,11 +369,14 @@ def scrub_cmd(file, report, strip_emails):
     Example:
         llm brain scrub ~/notes/servers.md --report
     """
+    from .ingest import allow_patterns
     from .scrub import scrub_report
 
+    settings = config.load()
     if strip_emails is None:
-        strip_emails = config.load().strip_emails
-    text, counts = scrub_report(file.read(), strip_emails=bool(strip_emails))
+        strip_emails = settings.strip_emails
+    text, counts = scrub_report(file.read(), strip_emails=bool(strip_emails),
+                                allow=allow_patterns(settings))
     sys.stdout.write(text)
     if report:
         total = sum(counts.values())

@@ -78,6 +78,7 @@ class Settings:
     # default for a brain that has none yet.
     embed_model_set: bool = True
     progress_seconds: float = 5.0  # between progress lines when stderr is not a terminal
+    scrub_allow: str | None = None  # a file of allow patterns, one regex a line
     extra: dict = field(default_factory=dict)
 
 
@@ -104,6 +105,8 @@ def load(env: dict | None = None, db: str | os.PathLike | None = None) -> Settin
         timeout=_float_env(env, "SECONDBRAIN_OLLAMA_TIMEOUT", 120.0),
         retries=_int_env(env, "SECONDBRAIN_OLLAMA_RETRIES", 3),
         fragment_chars=_int_env(env, "SECONDBRAIN_FRAGMENT_CHARS", DEFAULT_FRAGMENT_CHARS),
+        scrub_allow=os.path.expanduser(env["SECONDBRAIN_SCRUB_ALLOW"])
+        if env.get("SECONDBRAIN_SCRUB_ALLOW", "").strip() else None,
     )
 
 

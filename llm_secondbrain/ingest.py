@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
@@ -15,7 +17,7 @@ from typing import Callable, TextIO
 from . import sources
 from .config import Settings
 from .readers import Section
-from .scrub import RULES_VERSION, scrub_report
+from .scrub import RULES_VERSION, load_allow_patterns, scrub_report
 from .segment import segment
 from .store import Brain, ChunkRow
 from .wording import plural
@@ -33,6 +35,8 @@ class IngestReport:
     files_removed: int = 0
     redacted: Counter = field(default_factory=Counter)
     notes: Counter = field(default_factory=Counter)  # left out inside read files (readers.Sections)
+    reread: int = 0  # files read again because the scrub rules changed
+    rescrubbed_in_place: int = 0  # chunks under older rules whose source cannot be re-read
     embedding: dict | None = None  # what embedding did afterwards, or why it is pending
 
     def as_dict(self) -> dict:
@@ -49,6 +53,8 @@ class IngestReport:
             "redacted": sum(self.redacted.values()),
             "redacted_by_kind": dict(self.redacted),
             "left_out": dict(self.notes),
+            "reread": self.reread,
+            "rescrubbed_in_place": self.rescrubbed_in_place,
         }
         if self.embedding is not None:
             out["embedding"] = self.embedding
@@ -77,6 +83,12 @@ class IngestReport:
             parts.append(f"secrets redacted: {kinds}")
         else:
             parts.append("no secrets redacted")
+        if self.reread:
+            parts.append(f"{self.reread} file{'s' if self.reread != 1 else ''} re-read under new scrub rules")
+        if self.rescrubbed_in_place:
+            n = self.rescrubbed_in_place
+            parts.append(f"{n} chunk{'s' if n != 1 else ''} re-scrubbed in place: "
+                         f"{'their' if n != 1 else 'its'} source cannot be re-read")
         return "; ".join(parts)
 
 
@@ -89,16 +101,40 @@ class IngestInterrupted(KeyboardInterrupt):
         self.report = report
 
 
+_ALLOW_CACHE: dict[tuple, list[re.Pattern]] = {}
+
+
+def allow_patterns(settings: Settings) -> list[re.Pattern]:
+    """The user's allow patterns (SECONDBRAIN_SCRUB_ALLOW), compiled once per version of the
+    file. Raises ValueError naming file:line for a bad pattern, and for a file that cannot be
+    read, so an ingest stops before it writes anything rather than scrub without them."""
+    if not settings.scrub_allow:
+        return []
+    path = settings.scrub_allow
+    try:
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _ALLOW_CACHE:
+            _ALLOW_CACHE.clear()
+            _ALLOW_CACHE[key] = load_allow_patterns(path)
+    except OSError as e:
+        raise ValueError(f"SECONDBRAIN_SCRUB_ALLOW: cannot read {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"SECONDBRAIN_SCRUB_ALLOW: {path} is not UTF-8 text") from None
+    return _ALLOW_CACHE[key]
+
+
 def _chunks(sections: list[Section], settings: Settings, report: IngestReport) -> tuple[list[ChunkRow], str | None]:
     """Scrub and segment each section on its own (a chunk never straddles two pages); returns
     the chunks and the document's title when its format knows one."""
     rows: list[ChunkRow] = []
     head = None
+    allow = allow_patterns(settings)
     for section in sections:
-        clean, counts = scrub_report(section.text, strip_emails=settings.strip_emails)
+        clean, counts = scrub_report(section.text, strip_emails=settings.strip_emails, allow=allow)
         report.redacted.update(counts)
         if section.title and head is None:
-            head = scrub_report(section.title, strip_emails=settings.strip_emails)[0]
+            head = scrub_report(section.title, strip_emails=settings.strip_emails, allow=allow)[0]
         meta = _scrub_meta(section.meta, settings, report)
         rows.extend(
             ChunkRow(s.text, s.line_start if section.cite_lines else None,
@@ -154,9 +190,10 @@ def ingest(
 
         logs_path(logs_db)
         check_since(since)
-    brain.rescrub_outdated(strip_emails=settings.strip_emails)
+    allow_patterns(settings)  # a bad allow file stops the ingest before anything is written
     report = IngestReport()
     try:
+        refresh_outdated(brain, settings, report, max_bytes)
         _ingest_targets(brain, report, targets, settings, project=project, source=source,
                         name=name, include=include, exclude=exclude, max_bytes=max_bytes,
                         stdin=stdin, on_file=on_file)
@@ -199,6 +236,35 @@ def _ingest_targets(brain: Brain, report: IngestReport, targets: list[str], sett
         report.files_seen += 1
         ingest_document(brain, report, sources.stdin_document(stdin, name=name, project=project,
                                                               source=source), settings)
+
+
+def refresh_outdated(brain: Brain, settings: Settings, report: IngestReport,
+                     max_bytes: int = sources.DEFAULT_MAX_BYTES) -> None:
+    """After the scrub rules changed (RULES_VERSION), read every stored file that still exists
+    again and ingest it under the new rules, with the project and source it was stored under.
+    Re-scrubbing the stored text is not enough: there the label that identified a secret
+    (`password: X`) is already gone, so a copy of X further on would stay. Whatever cannot be
+    re-read (standard input, facts, vanished or unreadable files) is re-scrubbed in place and
+    counted in the summary."""
+    if not brain.scrub_outdated():
+        return
+    for path, project, source in brain.outdated_files():
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            entry = sources.FileEntry(path, None, st.st_size, st.st_mtime_ns, project)
+            again = IngestReport()  # a file the user did not name this time: not "seen" or "skipped"
+            ingest_document(brain, again, sources.file_document(entry, source, max_bytes, True),
+                            settings)
+            report.reread += again.ingested
+            report.chunks_added += again.chunks_added
+            report.chunks_kept += again.chunks_kept
+            report.chunks_removed += again.chunks_removed
+            report.redacted.update(again.redacted)
+    report.rescrubbed_in_place = brain.rescrub_outdated(strip_emails=settings.strip_emails,
+                                                        allow=allow_patterns(settings))
 
 
 def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, settings: Settings) -> None:

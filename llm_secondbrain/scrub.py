@@ -15,7 +15,11 @@ How it works (pure stdlib ``re``, linear time):
      hosting, chat, payments, AI APIs, registries, observability, secret managers), then by
      a few structural shapes (JWT, Discord, Telegram, Azure, Mailchimp, AWS secret keys), then
      by a generic ``prefix_<high-entropy>`` shape, and finally as a high-entropy token that
-     follows a secret word ("token", "key", "nøkkel", ...) in the nearby text;
+     follows a secret word ("token", "key", "nøkkel", ...) in the nearby text, or has a known
+     service's name as its label ("cloudflare: '…'", "mixpanel …"; not a digest-length hex,
+     which beside "github" is a commit);
+   * shapes shorter than the token scan's 20 characters (legacy Slack, Sumo Logic access ids),
+     Jenkins' encrypted ``{AQAAAB…}`` secrets and the random segments of webhook URLs;
    * labelled values: ``password=``, ``"api_key": "..."``, ``<password>..</password>``,
      ``--token X``, ``Password=...;`` and friends. The label must *end* in a secret word
      (``PASSWORD_MIN_LENGTH`` or ``token_uri`` are not labels), and the value must not be a
@@ -25,7 +29,15 @@ How it works (pure stdlib ``re``, linear time):
      (``mysql -p``, ``sshpass -p``, ``curl -u u:p``, ``openssl -passout pass:``...),
      Kubernetes ``Secret`` data, and passwords in prose in several languages
      ("passordet er Sommer2026!").
-3. Spans are merged and replaced in one pass.
+3. No span is kept whose value is filler or counting ('xxxx…', 'AIzaaaa…', 'abcdef…123',
+   '…EXAMPLE'): scanners' own fixtures and real notes are full of such placeholders.
+4. A value found once is redacted everywhere in the document (whole-token copies), unless it
+   is a lower-case word or a documented default password ('postgres', 'changeme').
+5. A way out of a false positive: a line holding ``secondbrain:allow`` keeps its values, and
+   ``allow`` patterns (``load_allow_patterns``, one regex a line) keep values found by labels,
+   context or prose, never a vendor-shaped or private key. Every kept value is counted under
+   "allowed" in the report, so nothing is let through silently.
+6. Spans are merged and replaced in one pass.
 
 Bumping ``RULES_VERSION`` makes brains re-scrub chunks stored under older rules.
 """
@@ -36,10 +48,11 @@ import binascii
 import re
 import threading
 from collections import Counter
+from collections.abc import Sequence
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
-RULES_VERSION = 2
+RULES_VERSION = 3
 
 
 # --------------------------------------------------------------------------------------------
@@ -95,7 +108,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("HRKU-", r"[A-Za-z0-9_-]{30,}", "heroku_api_key", False),
     ("LTAI", r"[A-Za-z0-9]{12,24}(?![A-Za-z0-9])", "alibaba_access_key", True),
     ("AKID", r"[A-Za-z0-9]{32}(?![A-Za-z0-9])", "tencent_secret_id", True),
-    ("fm2_", r"[A-Za-z0-9+/=_-]{40,}", "flyio_token", False),
+    *[(p, r"[A-Za-z0-9+/=_-]{40,}", "flyio_token", False) for p in ("fm2_", "fm1a_", "fm1r_")],
     ("fo1_", r"[A-Za-z0-9_-]{30,}", "flyio_token", False),
     ("sbp_", r"[a-f0-9]{40}", "supabase_token", False),
     ("sb_secret_", r"[A-Za-z0-9_-]{20,}", "supabase_secret_key", False),
@@ -117,7 +130,9 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("nfp_", r"[A-Za-z0-9]{36}", "netlify_token", False),
     ("vcp_", r"[A-Za-z0-9]{24,}", "vercel_token", True),
     # chat
-    *[(p, r"[0-9A-Za-z-]{20,}", "slack_token", False) for p in ("xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.xox")],
+    *[(p, r"[0-9A-Za-z-]{20,}", "slack_token", False) for p in ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xoxe.xox")],
+    *[(p, r"(?:\d-)?[0-9A-Za-z]{8,48}", "slack_token", False) for p in ("xoxa-", "xoxr-")],  # legacy
+    ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}", "slack_webhook", False),
     ("xapp-", r"\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", "slack_token", False),
     ("//hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}", "slack_webhook", False),
     ("//discord.com/api/webhooks/", r"\d+/[A-Za-z0-9_-]{30,}", "discord_webhook", False),
@@ -137,7 +152,9 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("EAA", r"[A-Za-z0-9]{90,}", "facebook_token", False),
     ("FLWSECK-", r"[a-f0-9]{32}-X", "flutterwave_secret_key", False),
     ("shippo_live_", r"[a-f0-9]{40}", "shippo_token", False),
-    ("EZAK", r"[a-f0-9]{54}", "easypost_key", False),
+    ("EZAK", r"[A-Za-z0-9]{54}", "easypost_key", False),
+    ("EZTK", r"[A-Za-z0-9]{54}", "easypost_key", False),
+    *[(p, r"[a-f0-9]{31,35}(?![A-Za-z0-9])", "lob_api_key", False) for p in ("live_pub_", "test_pub_")],
     ("live_", r"[A-Za-z0-9]{30}(?![A-Za-z0-9])", "mollie_api_key", True),
     # AI APIs
     ("sk-ant-", r"(?:api|admin|sid|oat)\d\d-[A-Za-z0-9_-]{40,}", "anthropic_api_key", False),
@@ -177,7 +194,14 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("NRAK-", r"[A-Z0-9]{27}", "newrelic_key", False),
     ("NRJS-", r"[a-f0-9]{19}", "newrelic_key", False),
     ("NRII-", r"[A-Za-z0-9_-]{32}", "newrelic_key", False),
-    ("dt0c01.", r"[A-Z0-9]{24}\.[A-Z0-9]{64}", "dynatrace_token", False),
+    ("dt0c01.", r"[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", "dynatrace_token", False),
+    ("sgp_", r"(?:[a-fA-F0-9]{16}_)?[a-fA-F0-9]{40}", "sourcegraph_token", False),
+    *[(p, r"[A-Za-z0-9_-]{22}\.[a-f0-9]{24}\.[A-Za-z0-9]{20}", "harness_token", False) for p in ("pat.", "sat.")],
+    *[(p, r"[A-Za-z0-9]{16}(?![A-Za-z0-9])", "settlemint_token", False) for p in ("sm_pat_", "sm_aat_", "sm_sat_")],
+    *[(p, r"[a-f0-9]{64}", "intra42_secret", False) for p in ("s-s4t2ud-", "s-s4t2af-")],
+    ("v1.0-", r"[a-f0-9]{24}-[a-f0-9]{146}", "cloudflare_origin_ca_key", False),
+    ("A3-", r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+     "onepassword_secret_key", False),
     ("PMAK-", r"[a-f0-9]{24}-[a-f0-9]{34}", "postman_api_key", False),
     ("pnu_", r"[A-Za-z0-9]{36}", "prefect_token", False),
     ("lin_api_", r"[A-Za-z0-9]{40}", "linear_api_key", False),
@@ -191,7 +215,8 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("shppa_", r"[a-fA-F0-9]{32}", "shopify_token", False),
     ("shpss_", r"[a-fA-F0-9]{32}", "shopify_token", False),
     ("rdme_", r"[a-z0-9]{70}", "readme_api_key", False),
-    ("tfp_", r"[A-Za-z0-9_-]{40,}", "typeform_token", False),
+    ("tfp_", r"[A-Za-z0-9_=.-]{40,}", "typeform_token", False),
+    *[(p, r"[A-Za-z0-9=_.-]{32,64}", "planetscale_token", False) for p in ("pscale_tkn_", "pscale_pw_", "pscale_oauth_")],
     ("pat-na1-", r"[a-f0-9-]{36}", "hubspot_token", False),
     ("pat-eu1-", r"[a-f0-9-]{36}", "hubspot_token", False),
     ("AAAAAAAAAAAAAAAAAAAAA", r"[A-Za-z0-9%]{30,}", "twitter_bearer_token", False),
@@ -216,7 +241,7 @@ def _build_dispatch():
     table: dict[str, list[tuple[re.Pattern, str, bool]]] = {}
     for prefix, rest, kind, check in _VENDORS:
         rx = re.compile(re.escape(prefix) + rest)
-        table.setdefault(prefix[:2], []).append((rx, kind, check))
+        table.setdefault(prefix[:2], []).append((rx, kind, check, len(prefix)))
     # longer prefixes first, so "sk-ant-" wins over "sk-"
     for rules in table.values():
         rules.sort(key=lambda r: -len(r[0].pattern))
@@ -232,13 +257,77 @@ _HAS_DIGIT = _lazy(r"\d")
 _CERT_BLOCK = _lazy(r"-----BEGIN ([A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY|PUBLIC KEY BLOCK|CERTIFICATE REQUEST|X509 CRL|DH PARAMETERS|EC PARAMETERS))-----")
 _DISCORD = _lazy(r"[MNO][A-Za-z0-9_-]{22,28}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}")
 _AZURE_SECRET = _lazy(r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}")
+_AZURE_REFRESH = _lazy(r"[01]\.A[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_.*-]{20,}")  # Microsoft identity platform
 _MAILCHIMP = _lazy(r"[0-9a-f]{32}-us\d{1,2}")
 _ATLAS = _lazy(r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}")
-_TELEGRAM = _lazy(r"\d{6,12}:AA[A-Za-z0-9_-]{30,40}(?![A-Za-z0-9_-])")
+_TELEGRAM = _lazy(r"\d{5,16}:A[A-Za-z0-9_-]{32,40}(?![A-Za-z0-9_-])")
+_FACEBOOK_APP = _lazy(r"\d{15,16}\|[A-Za-z0-9_-]{27}(?![A-Za-z0-9_-])")
 _GENERIC_PREFIXED = _lazy(
     r"([A-Za-z][A-Za-z0-9]{1,11})[_-](?:[A-Za-z0-9]{1,10}[_-]){0,2}([A-Za-z0-9]{30,}[A-Za-z0-9_-]*)")
 _B64ISH = _lazy(r"[A-Za-z0-9+/]{40}")
 
+
+
+_PLUS_ONE = bytes(range(1, 256)) + b"\x00"  # 0xff never occurs in UTF-8, so the wrap is harmless
+
+
+def _low_information(v: str) -> bool:
+    """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…', 'AbCeFG123'.
+
+    A position is predictable when its character repeats one of the three before it or counts
+    up from the one before (case-insensitive). In random text that happens at about a quarter
+    of positions even over hex digits; placeholders typed by hand are mostly predictable.
+    """
+    s = v[:64].lower()  # the whole of most values; bounded cost
+    n = len(s)
+    if n < 8:
+        return False
+    o = s.encode("utf-8", "replace")
+    # A step of 0 or +1 from the character before, or a repeat of the second or third before,
+    # counted at C speed: XOR two byte strings read as big integers, and count the zero bytes.
+    size, big = len(o) - 3, int.from_bytes
+    cur, prev = big(o[3:], "big"), o[2:-1]
+    hits = ((cur ^ big(prev, "big")).to_bytes(size, "big").count(0)
+            + (cur ^ big(prev.translate(_PLUS_ONE), "big")).to_bytes(size, "big").count(0)
+            + (cur ^ big(o[1:-2], "big")).to_bytes(size, "big").count(0)
+            + (cur ^ big(o[:-3], "big")).to_bytes(size, "big").count(0))
+    # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
+    if hits < (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3):
+        return False
+    # a long token is filler only if its end is too: a placeholder head on a random body is a key
+    return len(v) <= 128 or _low_information(v[-64:])
+
+
+_CAMEL_WORD = _lazy(r"[A-Z][a-z]{3,}|[a-z]{4,}|[A-Z]{4,}(?![a-z])")
+_DIGITS = _lazy(r"\d")
+_THREE_DIGITS = _lazy(r"\d\D*\d\D*\d")
+_FILLER_WORD = _lazy(r"(?i)here|your|example|sample|dummy|fake|random|placeholder|insert|replace|"
+                     r"redacted|xxxx|string|changeme")
+
+
+_CONSONANTS4 = _lazy(r"[b-df-hj-np-tv-xz]{4}")
+
+
+def _wordy(v: str) -> float:
+    """Share of v made of pronounceable words ('SalesResults', 'jetbrains.mps'): names, not keys.
+
+    A letter run counts as a word when it has vowels in a natural share and no four consonants
+    in a row; random letters ('luvzktoohjauwtjv') fail one or the other.
+    """
+    words = 0
+    for run in _CAMEL_WORD.findall(v):
+        w = run.lower()
+        if sum(map(w.count, "aeiouy")) >= 0.25 * len(w) and _CONSONANTS4.search(w) is None:
+            words += len(w)
+    return words / max(1, len(v))
+
+
+def _placeholder_body(body: str) -> bool:
+    """The part after a vendor prefix is made of words ('xoxe.xoxp-1-RANDOMSTRINGHERE').
+
+    (Filler such as 'AIzaaaa…' is refused for every rule when a span is added.)
+    """
+    return _THREE_DIGITS.search(body) is None and _FILLER_WORD.search(body) is not None
 
 
 def _entropy_ok(s: str, min_len: int = 16) -> bool:
@@ -267,7 +356,7 @@ _SECRET_WORDS = frozenset(
     "secret token apikey credential credentials creds authorization auth authtoken "
     "accesstoken refreshtoken idtoken sessiontoken privatekey secretkey accesskey accountkey "
     "sharedaccesskey appkey masterkey dockerconfigjson dockercfg appid sig clientsecret "
-    "passkey".split())
+    "passkey skey".split())  # skey: Duo's secret key
 # qualifiers that turn a bare "key" into a secret key
 _KEY_QUALIFIERS = frozenset(
     "api secret private access account app application master encryption enc signing sign "
@@ -278,7 +367,7 @@ _KEY_QUALIFIERS = frozenset(
     "mapbox pusher firebase recaptcha live prod production test dev user personal "
     "nøkkel".split())
 # allowed words *after* the secret word ("secret_key_base", "password2", "token_value")
-_TRAILERS = frozenset("value val base str b64 base64 hex raw plain clear cleartext encoded literal key".split())
+_TRAILERS = frozenset("value val base str string b64 base64 hex raw plain clear cleartext encoded literal key".split())
 # a label ending in one of these names something about a secret, not the secret itself
 _FUSED_PASS_PREFIX = ("store", "key", "srcstore", "deststore", "srckey", "destkey", "become",
                       "ssh", "sudo", "db", "root", "admin", "user", "ks", "ts", "ansible")
@@ -301,6 +390,8 @@ def _label_class(ident: str) -> int:
     if last in _PW_WORDS:
         return _PWD
     if last in _SECRET_WORDS:
+        if prev in ("public", "publishable"):
+            return _NOT  # publicToken, publishable_key: meant to be shown
         if last == "auth" and prev in ("o", "basic", "http", "no"):
             return _WEAK
         return _SEC
@@ -313,7 +404,7 @@ def _label_class(ident: str) -> int:
             return _SEC
         return _WEAK
     # fused words: PGPASSWORD, MYSQL_PWD(covered), storepass, apikey, authtoken, xsrftoken
-    for w in ("password", "passwd", "passwort", "passord", "kennwort"):
+    for w in ("password", "passwd", "passwort", "passord", "kennwort", "pwd"):
         if last.endswith(w):
             return _PWD
     if last.endswith("pass") and last.startswith(_FUSED_PASS_PREFIX):
@@ -329,12 +420,16 @@ def _label_class(ident: str) -> int:
 
 _IDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-äöüåøæéñßÄÖÜÅØÆ")
 
-# separator after a label
-_ASSIGN = _lazy(r"""(?:\\?["'])?[ \t]*(:=|=>|=(?!=)|:(?!:)|->)[ \t]*""")
+# the operator between a label and its value: "=", ":", "=>", "->", ":=", "::=", "?=", PHP ".=", "+=",
+# "||=", an optional type first ("var apiToken string = ", "token: str = ") and, before a quoted
+# value only, a spaced dash ("api token - '...'")
+_OP = (r"""(?:[ \t]*(?::[ \t]*)?(?:string|String|str|&str|\[\]byte|CharSequence)(?![\w\[]))?[ \t]*"""
+       r"""(:{1,3}=|\.=|\?\??=|\|\|=|\+=|=>|=(?!=)|:(?!:)|->|(?<=[ \t])-(?=[ \t]+["'`]))""")
+_ASSIGN = _lazy(r"""(?:\\?["'])?""" + _OP + r"""[ \t]*""")
 _PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
 _XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
 _ASSIGN_VALUE = _lazy(
-    r"""(?:\\?["'])?[ \t]*(:=|=>|=(?!=)|:(?!:)|->)[ \t]*"""
+    r"""(?:\\?["'])?""" + _OP + r"""[ \t]*"""
     r"""(?:\\(["'])((?:(?!\\["']).){1,400}?)\\\2"""
     r"""|"([^"\n]{0,400})\"|'([^'\n]{0,400})'|`([^`\n]{0,400})`"""
     r"""|([^\s"'`<]{1,400}))""")
@@ -363,8 +458,14 @@ _PLACEHOLDER_WORDS = frozenset(
     "set missing omitted private public same_as_above see_above secure supersecret "
     "correcthorsebatterystaple geheim hemmelig passord123 password123 sensitive confidential "
     "auto generated random".split())
+# documented defaults of servers and images: not a secret of the user's
+_DEFAULT_PASSWORDS = frozenset(
+    "postgres mysql mariadb root admin changeme changeit password secret guest oracle tiger "
+    "manager sa redis rabbitmq minioadmin minio elastic neo4j mongo mongodb toor raspberry "
+    "ubuntu vagrant docker jenkins sonar nexus keycloak airflow grafana prom-operator "
+    "admin123 password1 123456 12345678 qwerty letmein welcome".split())
 _CODEISH = _lazy(
-    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[[\"'A-Za-z_]|\.[A-Za-z_][A-Za-z0-9_]*$)")
+    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[[\"':A-Za-z_]|\.[A-Za-z_][A-Za-z0-9_]*$)")
 _IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|String|number|boolean)\b")
 
@@ -373,6 +474,7 @@ _PH_PREFIX = ("your", "my", "insert", "enter", "replace", "put", "paste", "fill"
 _PH_SUFFIX = ("_here", "-here", " here", ".here")
 _PH_INNER = ("xxxx", "***", "...", "\u2026", "\u2022\u2022\u2022", "____", "example", "placeholder",
              "redacted", "changeme", "change_me", "change-me", "dummy")
+_PH_INNER_RE = _lazy("|".join(map(re.escape, _PH_INNER)))  # one scan, not one per word
 _PH_WORDY = _lazy(r"[a-z_ .-]+")
 _PATH_EXT = (".pem", ".key", ".json", ".txt", ".crt", ".cer", ".p12", ".pfx", ".jks", ".gpg", ".asc",
              ".env", ".yml", ".yaml", ".ini", ".conf", ".cfg", ".toml")
@@ -391,10 +493,8 @@ def _placeholder(v: str, lv: str) -> bool:
         return True
     if v.strip(f + l) == "":
         return True  # one or two repeated characters
-    if len(lv) <= 120:
-        for w in _PH_INNER:
-            if w in lv:
-                return True
+    if len(lv) <= 120 and _PH_INNER_RE.search(lv) is not None:
+        return True
     if v.isupper() and v.replace("_", "").isalpha() and len(v) > 1:
         return True  # an environment variable name or a PLACEHOLDER
     return False
@@ -445,8 +545,10 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False
     if "://" in v:  # URLs are handled by the URL rule
         return False
-    if v.isdigit():
-        return cls == _PWD and n >= 6
+    if v.lower() in _DEFAULT_PASSWORDS:
+        return False  # (filler is refused for every rule when a span is added)
+    if v.isdigit():  # a PIN-like password, or a long numeric token
+        return (cls == _PWD and n >= 6) or (cls == _SEC and n >= 16)
     if cls == _PWD:
         return n >= 5
     up, lo, dg = _classes(v)
@@ -457,9 +559,19 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
             return False
         if n < 12 and not dg:
             return False
-        return True
-    # weak label: only clearly random values
-    return _entropy_ok(v, 16) and ":" not in v
+        return _wordy(v) < 0.7  # "AgencyIdentificationCodeContentType" names something
+    # weak label ("key", "bucket_key"): only clearly random values, not names made of words
+    return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5
+
+
+def _b64_placeholder(v: str) -> bool:
+    """Base64 of a placeholder pair such as 'username:password' (curl's own docs)."""
+    try:
+        raw = base64.b64decode(v + "=" * (-len(v) % 4), validate=True).decode("utf-8").strip()
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    user, _, pw = raw.partition(":")
+    return bool(pw) and (_url_placeholder(pw) or pw.lower() == user.lower())
 
 
 def _b64_creds(v: str) -> bool:
@@ -489,8 +601,9 @@ class _Spans:
     def add(self, s: int, e: int, kind: str, text: str) -> None:
         if e <= s:
             return
-        if _MARK in text[s:e]:
-            return
+        v = text[s:e]
+        if _MARK in v or (kind != "private_key" and (_low_information(v) or _placeholder_token(v))):
+            return  # filler and placeholders ("xxxx…", "AIzaaaa…", "…EXAMPLE") are no secret
         self.items.append((s, e, kind))
 
 
@@ -513,6 +626,13 @@ def _public_blocks(text: str, skip: list) -> None:
     for m in _CERT_BLOCK.finditer(text):
         end = text.find("-----END " + m.group(1) + "-----", m.end(), m.end() + 40000)
         skip.append((m.start(), end if end > 0 else min(len(text), m.end() + 4000)))
+
+
+def _key_material(body: str) -> bool:
+    """Base64 lines, not prose: an armour around 'anything' or a sentence is an example."""
+    pieces = [p for p in body.replace("\\n", "\n").split() if ":" not in p]  # skip Proc-Type: …
+    chars = sum(len(p) for p in pieces)
+    return chars >= 32 and chars >= 12 * len(pieces)
 
 
 def _private_keys(text: str, spans: _Spans) -> None:
@@ -553,7 +673,7 @@ def _private_keys(text: str, spans: _Spans) -> None:
                 j -= 2
                 continue
             break
-        if j <= i or body.startswith(_MARK, i):
+        if j <= i or body.startswith(_MARK, i) or not _key_material(body[i:j]):
             continue
         spans.add(start + i, start + j, "private_key", text)
     if "PuTTY-User-Key-File" in text:
@@ -589,7 +709,7 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
         rules = dispatch.get(tok[:2])
         if rules is not None:
             hit = False
-            for rx, kind, check in rules:
+            for rx, kind, check, plen in rules:
                 vm = rx.match(text, s)
                 if vm is None:
                     continue
@@ -597,7 +717,7 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
                 if check and not _entropy_ok(text[s:ve], 20):
                     continue
                 hit = True
-                if ("XXXX" in tok or "EXAMPLE" in tok or "xxxx" in tok) and _placeholder_token(tok):
+                if _placeholder_body(text[s + plen:ve]):
                     break
                 # part of the same token: redact to its end
                 ce = e
@@ -649,14 +769,24 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if ".atlasv1." in tok and _ATLAS.search(tok):
         spans.add(s, e, "terraform_cloud_token", text)
         return
-    if c0 == "A" and tok.startswith("AA") and s > 0 and text[s - 1] == ":":
+    if s > 0 and text[s - 1] == "|":
+        fm = _FACEBOOK_APP.match(text, max(0, s - 17))
+        if fm is None:
+            fm = _FACEBOOK_APP.match(text, max(0, s - 16))
+        if fm is not None and fm.end() >= e:
+            spans.add(fm.start(), fm.end(), "facebook_app_token", text)  # app id|app secret
+            return
+    if c0 == "A" and s > 0 and text[s - 1] == ":":
         b = s - 1
-        while b > 0 and text[b - 1].isdigit() and s - b < 14:
+        while b > 0 and text[b - 1].isdigit() and s - b < 18:
             b -= 1
         tm = _TELEGRAM.match(text, b)
         if tm is not None and tm.end() > s:
             spans.add(b, tm.end(), "telegram_bot_token", text)
             return
+    if c0 in "01" and tok[1:3] == ".A" and _AZURE_REFRESH.fullmatch(tok):
+        spans.add(s, e, "azure_refresh_token", text)
+        return
     if n >= 35 and tok[32:35] == "-us" and _MAILCHIMP.fullmatch(tok):
         spans.add(s, e, "mailchimp_key", text)
         return
@@ -672,6 +802,9 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if c0 in "/.~-+":
         return
     # generic vendor shape: short lowercase/uppercase prefix, separator, long random body
+    prev = text[s - 1] if s else " "
+    if prev in _REF_BEFORE:
+        return  # a URL anchor or path segment, a variable, a crypt hash ("$2a$06$…"), a handle
     gm = _GENERIC_PREFIXED.fullmatch(tok)
     if gm is not None:
         pre, body = gm.group(1), gm.group(2)
@@ -685,13 +818,36 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     _contextual(text, low, s, e, tok, spans)
 
 
+_WINDOW = 160
+
+
+def _window_start(s: int, items: list) -> int:
+    """Where the context before s starts: 160 characters, a redacted value counting as its marker.
+
+    A second pass sees "[REDACTED:jwt]" where the first saw a 300-character token; measuring both
+    alike keeps a word that was out of reach out of reach, so scrubbing stays idempotent.
+    """
+    budget, pos = _WINDOW, s
+    for a, b, kind in reversed(items):
+        if b > pos:
+            continue
+        if pos - b >= budget:
+            break
+        budget -= pos - b
+        budget -= min(b - a, len(kind) + 11)  # "[REDACTED:" + kind + "]"
+        pos = a
+        if budget <= 0:
+            return a
+    return max(0, pos - budget)
+
+
 def _contextual(text, low, s, e, tok, spans) -> None:
     n = len(tok)
     up, lo, dg = _classes(tok)
     if not dg:
         return
-    if "/" in tok and ("." in tok or not (up and lo)):
-        return  # path / URL
+    if "/" in tok and ("." in tok or not (up and lo) or _PATH_HEAD.match(tok)):
+        return  # path / URL / "rsa4096/1A86…" (a key's listing)
     if "." in tok and (tok.count(".") >= 2 or not (up and lo)) and not _RANDOM_DOTTED.fullmatch(tok):
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
@@ -705,9 +861,9 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     elif not (up and lo) and n < 24:
         return
     prev = text[s - 1] if s else " "
-    if prev in "@#:" or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
+    if prev in _REF_BEFORE or prev == ":" or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
         return
-    a = max(0, s - 160)
+    a = _window_start(s, spans.items)
     # stay within the last three lines
     nl = low.rfind("\n", a, s)
     if nl >= 0:
@@ -716,17 +872,18 @@ def _contextual(text, low, s, e, tok, spans) -> None:
             nl3 = low.rfind("\n", a, nl2)
             if nl3 >= 0:
                 a = nl3
+    # words only: neither a marker nor another long token (whose letters may spell "sha" or
+    # "key" by chance, and which a second pass sees as a marker) counts as context
     window = low[a:s]
     if "[redacted:" in window:
         window = _MARK_RE.sub(" ", window)
-    for w in _CTX_GOOD:
-        if w in window:
-            break
-    else:
+    window = _without_random_runs(window)
+    vendor = _CTX_GOOD_RE.search(window) is None
+    if _CTX_BAD_RE.search(window) is not None or (vendor and not _vendor_label(low, a, s, tok, is_hex, up and lo)):
+        return  # no secret word nor a service's name as the label; or "sha256", "commit", ...
+    if vendor:
+        spans.add(s, e, "secret", text)
         return
-    for w in _CTX_BAD:
-        if w in window:
-            return  # "sha256", "fingerprint", "public", "commit", ...
     # a value of a non-secret label right before ("client_id=...", "trace_id: ...")
     j = s
     while j > a and low[j - 1] in " \t\"'`":
@@ -751,6 +908,69 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     spans.add(s, e, "secret", text)
 
 
+# Services whose keys scanners find by the service's name as the label ("cloudflare: '…'",
+# "mixpanel …", "'artifactory', '…'"): the name alone says what a random token beside it is.
+_SERVICES = frozenset("""
+airtable algolia amplitude artifactory asana atlassian auth0 bitbucket bitly braintree browserstack
+buildkite circleci clickup cloudflare cloudinary cloudimage codecov confluent contentful coveralls
+datadog digitalocean discord docusign doppler dropbox dynatrace elastic fastly figma firebase
+freshdesk freshworks github gitlab grafana heroku honeycomb hubspot intercom jfrog jira keenio
+kraken kucoin launchdarkly linear linode loggly mailchimp mailgun mailjet mapbox mattermost
+metabase mixpanel mongodb netlify newrelic ngrok notion npm okta onesignal openai opsgenie
+pagerduty paypal pinecone planetscale plaid postman pulumi pusher railway readme rollbar
+salesforce segment sendgrid sendinblue sentry shopify slack snyk sonarcloud sourcegraph splunk
+square stripe sumologic supabase telegram terraform textmagic travis trello twilio twitch
+typeform vercel vonage webex wistia zapier zendesk zoom mux backblaze coinbase binance bitfinex
+dockerhub quay rapidapi sendbird pubnub ably agora imgur giphy unsplash spotify smartsheet toggl
+clockify calendly eventbrite openweathermap ipstack ipinfo scraperapi apify huggingface replicate
+cohere anthropic deepgram assemblyai elevenlabs pinata infura alchemy etherscan moralis nylas
+postmark sparkpost mandrill mailerlite klaviyo braze iterable customerio mparticle heap fullstory
+hotjar logrocket bugsnag raygun airbrake honeybadger papertrail logdna sematext scalyr statuspage
+""".split())
+_SERVICE_TUPLE = tuple(_SERVICES)
+_SERVICE_HEADS = frozenset(n[:5] for n in _SERVICES if len(n) >= 5)
+_VENDOR_SEP = " \t\"'`:=,("
+_DIGEST_LENGTHS = frozenset((32, 40, 56, 64, 96, 128))  # md5, sha1, sha224, sha256, sha384, sha512
+
+
+def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: bool) -> bool:
+    """Is the token right after a service's name, as its label or first argument? A hex token
+    of a digest's length in one case is a hash (`github: <commit>`), not a key."""
+    j = s
+    while j > a and s - j <= 6 and low[j - 1] in _VENDOR_SEP:
+        j -= 1
+    if j == s or s - j > 6:
+        return False
+    k = j
+    while k > a and j - k <= 40 and (low[k - 1].isalnum() or low[k - 1] in "_.-"):
+        k -= 1
+    ident = low[k:j]
+    # the name, or a name that starts with it ("webexbot", "mailgun_eu")
+    if not ident or not any(part in _SERVICES or (len(part) > 5 and part[:5] in _SERVICE_HEADS
+                                                  and part.startswith(_SERVICE_TUPLE))
+                            for part in _IDENT_PARTS.split(ident)):
+        return False
+    return not (is_hex and not mixed_case and len(tok) in _DIGEST_LENGTHS)
+
+
+_IDENT_PARTS = _lazy(r"[_.\-]")
+_TOKEN_RUN = _lazy(r"[a-z0-9_\-.~+/]{20,}")  # in the lower-cased window
+_ASCII_DIGIT = _lazy(r"[0-9]")
+
+
+def _without_random_runs(window: str) -> str:
+    """The window with each long run of token characters that holds a digit blanked (a token,
+    whose letters may spell "key" or "sha" by chance). One pass over maximal runs: a lookahead
+    for the digit at every position would rescan a digitless run once per character."""
+    def blank(m) -> str:
+        e = m.end()
+        if _ASCII_DIGIT.search(m.group()) or (e < len(window) and window[e].isdecimal()):
+            return " "
+        return m.group()
+
+    return _TOKEN_RUN.sub(blank, window)
+_REF_BEFORE = "#/$@"
+_PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
 _WORDY_SEGMENTS = _lazy(r"(?:[A-Za-z]{1,12}|\d+)(?:[-_.](?:[A-Za-z]{1,12}|\d+))+")
 _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
 _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
@@ -760,10 +980,12 @@ _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credenti
              "nokkel", "schlüssel", "clé", "clave", "nyckel", "sleutel", "nøgle", "bearer",
              "webhook", "dsn", " pat")
 # words that say "this long string is a hash / id / public thing"
-_CTX_BAD = ("public", "fingerprint", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
+_CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
             "integrity", "commit", "hash", "cert", "request_id", "request-id", "trace", "uuid",
             "etag", "revision", "rev=")
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
+_CTX_GOOD_RE = _lazy("|".join(map(re.escape, _CTX_GOOD)))  # one scan instead of a word at a time
+_CTX_BAD_RE = _lazy("|".join(map(re.escape, _CTX_BAD)))
 
 
 # ---- labelled values ------------------------------------------------------------------------
@@ -775,9 +997,11 @@ _LABEL_CACHE: dict[str, tuple] = {}
 
 def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
     covered = {it[0]: it[1] for it in spans.items}  # values already redacted by the token rules
+    words: dict = {}  # each word after a password word is judged once, however many precede it
     idchars = _IDCHARS
     cache = _LABEL_CACHE
     last = -1
+    repeat = ("", -1)  # the last label whose value was redacted, and where that value ends
     for m in (_skipping(_STEM, low, skip) if skip else _STEM.finditer(low)):
         i = m.start()
         if i < last:
@@ -792,14 +1016,19 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
         if b - a > 48:
             continue  # inside a long token (base64, key material), not a label
         ident = text[a:b]
+        if ident == repeat[0] and a < repeat[1]:
+            continue  # the same label inside its own bare value just redacted ("key=key=key…")
         info = cache.get(ident)
         if info is None:
             info = _label_info(ident)
         done = False
         if info[0] != _NOT:
+            n = len(spans.items)
             done = _value_after(text, low, a, b, info, spans, covered)
+            if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
+                repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
         if not done and m.group() in _PW_STEMS:
-            _prose_kw(text, low, i, spans)
+            _prose_kw(text, low, i, spans, words)
 
 
 _STEM = _lazy(r"p(?:ass|w|sk)|s(?:ecret|ig|leutel|chl[üu]ssel)|token|k(?:ey|ennwort|odeord)|"
@@ -827,14 +1056,23 @@ _NAME_BEFORE = _lazy(r"(?:key|name|id)[\"']?\s*[:=]\s*[\"']?$", re.I)
 _VALUE_FIELD = _lazy(r"""[\"']?\s*,?\s*(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]\s*""")
 
 
+def _name_before(text: str, a: int) -> bool:
+    """`key: "` / `name=` right before a: the label is the *name* of a pair ({"key": "token", ...}).
+    A plain look at the last characters rules out most labels before the regex runs."""
+    head = text[max(0, a - 24):a].rstrip().rstrip("\"'").rstrip()
+    return head[-1:] in (":", "=") and _NAME_BEFORE.search(text, max(0, a - 24), a) is not None
+
+
 def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     cls, kind, ident, flag, lident = info
     fm = _ASSIGN_VALUE.match(text, b)
     if fm is not None:  # fast path: label, separator and value in one match
         sep = fm.group(1)
-        if sep == ":" and a > 0 and text[a - 1] == ":":
-            return False  # arn:aws:...:secret:name, urn:...
         g = fm.lastindex
+        if sep == ":" and ((a > 0 and text[a - 1] == ":") or ("." in ident and fm.end(1) == fm.start(g))):
+            return False  # arn:aws:...:secret:name, urn:..., io.jsonwebtoken:jjwt (Maven)
+        if g == 6 and " " in fm.group(6):
+            return False  # `command substitution`: the value is produced elsewhere
         if g == 2:
             g = 3
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
@@ -855,7 +1093,7 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
         # XML element <password>...</password>
         if prev == "<" and pos < n and text[pos] == ">":
             end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
-            if end > pos + 1:
+            if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
                 v = text[pos + 1:end].strip()
                 if v and _value_ok(v, cls, True):
                     off = text.find(v, pos + 1, end)
@@ -868,12 +1106,13 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             if xm is not None:
                 pos = xm.end()
                 sep = "="
-            elif text.endswith(("define(", "define( "), max(0, a - 10), a - 1):
-                dm = _PHP_DEFINE.match(text, pos)  # define('DB_PASSWORD', '...')
+            elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
+                # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
+                dm = _PHP_DEFINE.match(text, pos)
                 if dm is not None:
                     pos = dm.end()
                     sep = "="
-        if sep is None and _NAME_BEFORE.search(text, max(0, a - 24), a):
+        if sep is None and _name_before(text, a):
             # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
             vf = _VALUE_FIELD.match(text, pos)
             if vf is not None:
@@ -963,6 +1202,8 @@ def _credential_token(text, s, v, scheme, spans) -> None:
     if _MARK in v or _placeholder(v, v.lower()):
         return
     if scheme == "basic":
+        if _b64_placeholder(v):
+            return  # base64 of "username:password"
         if _b64_creds(v) or _entropy_ok(v, 16):
             spans.add(s, s + len(v), "basic_auth", text)
         return
@@ -1018,9 +1259,7 @@ def _url_placeholder(pw: str) -> bool:
         return True
     if pw.startswith(("$", "{", "<", "%(", "[REDACTED", "*")) or _placeholder(pw, lp):
         return True
-    if len(set(pw)) <= 1:
-        return True
-    return False
+    return len(set(pw)) <= 1 or lp in _DEFAULT_PASSWORDS or _low_information(pw)
 
 
 def _oracle(text: str, spans: _Spans) -> None:
@@ -1037,7 +1276,8 @@ def _oracle(text: str, spans: _Spans) -> None:
 _CLI_P = _lazy(r"(?<![\w-])-p(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "7z", "7za", "rar", "unrar")
 _CLI_TOOLS_SPACED = ("sshpass", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "zip", "unzip", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
-_CLI_USERPASS = _lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{1,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_USERPASS = _lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_KEY_AS_USER = _lazy(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{8,64}):\1(?=\s|$)")
 _CLI_REDIS = _lazy(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_ECHO = _lazy(r"\becho[ \t]+(?:-n[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"|]{1,200})[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\w+[ \t]+)*-S\b|[^\n|]*--password-stdin|passwd\b|chpasswd|[^\n|]*-S\b)")
 _CLI_HTPASSWD = _lazy(r"\bhtpasswd[ \t]+(?:-\w+[ \t]+)*-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
@@ -1082,10 +1322,16 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
     if "-u" in text or "--user" in text or "-U" in text:
         for m in _CLI_USERPASS.finditer(text):
             v, s = _unquote(m.group(4), m.start(4))
+            if m.group(2).startswith("<"):
+                continue  # <user:password>
             if m.group(3) == "%" and "smbclient" not in _line_of(low, m.start()) and "rpcclient" not in _line_of(low, m.start()):
                 continue
             if _cli_value_ok(v) and not _url_placeholder(v):
                 spans.add(s, s + len(v), "cli_password", text)
+        for m in _CLI_KEY_AS_USER.finditer(text):
+            v = m.group(2)  # curl -u "<api key>:" — the key is the user name, the password empty
+            if _cli_value_ok(v) and (_pw_shape(v) or _entropy_ok(v)):
+                spans.add(m.start(2), m.end(2), "cli_password", text)
     if "-a " in text or "--pass " in text:
         for m in _CLI_REDIS.finditer(text):
             line = _line_of(low, m.start())
@@ -1154,25 +1400,65 @@ _K8S_JSON = _lazy(r"\"(?:data|stringData)\"\s*:\s*\{([^{}]{0,20000})\}")
 _JSON_VAL = _lazy(r"\"[^\"]{1,200}\"\s*:\s*\"([^\"]{1,10000})\"")
 
 
+_K8S_KIND = _lazy(r"(?im)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?secret[\"']?[ \t]*,?[ \t]*\r?$")
+_YAML_DOC = _lazy(r"(?m)^---[ \t]*\r?$")
+_BLOCK_LINE = _lazy(r"([ \t]*)([^\r\n]*)\r?(?:\n|$)")
+
+
+def _secret_documents(text: str):
+    """(start, end) of each YAML document that is a Secret: a ConfigMap beside it is not one."""
+    if _K8S_KIND.search(text) is None and '"kind": "Secret"' not in text:
+        return
+    starts = [0] + [m.end() for m in _YAML_DOC.finditer(text)]
+    ends = starts[1:] + [len(text)]
+    for a, b in zip(starts, ends):
+        if _K8S_KIND.search(text, a, b) or text.find('"kind": "Secret"', a, b) >= 0:
+            yield a, b
+
+
 def _k8s(text: str, spans: _Spans) -> None:
-    for m in _K8S_DATA.finditer(text):
-        indent = len(m.group(1))
-        pos = m.end()
-        for _ in range(500):
-            im = _K8S_ITEM.match(text, pos)
-            if im is None or len(im.group(1)) <= indent:
-                break
-            v = im.group(2).strip("\"'")
-            if len(v) >= 4 and v not in ("|", ">", "|-", ">-") and not _is_reference(v, True):
-                off = text.find(v, im.start(2))
-                spans.add(off, off + len(v), "k8s_secret", text)
-            pos = im.end()
-    for m in _K8S_JSON.finditer(text):
-        for vm in _JSON_VAL.finditer(m.group(1)):
-            v = vm.group(1)
-            if len(v) >= 4 and not _is_reference(v, True):
-                s = m.start(1) + vm.start(1)
-                spans.add(s, s + len(v), "k8s_secret", text)
+    for a, b in _secret_documents(text):
+        for m in _K8S_DATA.finditer(text, a, b):
+            _k8s_items(text, m, b, spans)
+        for m in _K8S_JSON.finditer(text, a, b):
+            for vm in _JSON_VAL.finditer(m.group(1)):
+                v = vm.group(1)
+                if len(v) >= 4 and not _is_reference(v, True):
+                    st = m.start(1) + vm.start(1)
+                    spans.add(st, st + len(v), "k8s_secret", text)
+
+
+def _k8s_items(text: str, m, end: int, spans: _Spans) -> None:
+    """The values of the items under one data:/stringData: key, block scalars (| and >) too."""
+    indent = len(m.group(1))
+    pos = m.end()
+    for _ in range(500):
+        im = _K8S_ITEM.match(text, pos, end)
+        if im is None or len(im.group(1)) <= indent:
+            return
+        v = im.group(2).strip("\"'")
+        pos = im.end()
+        if v in ("|", ">", "|-", ">-", "|+", ">+"):
+            pos = _block_scalar(text, pos, end, len(im.group(1)), spans)
+        elif len(v) >= 4 and not _is_reference(v, True):
+            off = text.find(v, im.start(2))
+            spans.add(off, off + len(v), "k8s_secret", text)
+
+
+def _block_scalar(text: str, pos: int, end: int, indent: int, spans: _Spans) -> int:
+    """Redact the lines of a block scalar (more indented than its key); return where it ends."""
+    first = last = -1
+    while pos < end:
+        lm = _BLOCK_LINE.match(text, pos, end)
+        if lm is None or lm.end() == pos or (lm.group(2) and len(lm.group(1)) <= indent):
+            break
+        if lm.group(2):
+            first = lm.start(2) if first < 0 else first
+            last = lm.end(2)
+        pos = lm.end()
+    if first >= 0:
+        spans.add(first, last, "k8s_secret", text)
+    return pos
 
 
 # ---- passwords in prose -----------------------------------------------------------------------
@@ -1208,6 +1494,8 @@ def _pw_shape(tok: str) -> int:
             digits += 1
         elif ch in _STRONG_SYM:
             syms += 1
+    if not letters or tok.rstrip("!?.").isalpha():
+        return 0  # a word ending a sentence ("did not match!", "you've just created?")
     if not letters:
         return 0
     if "=" in tok and _IDENTIFIER.match(tok) and tok[_IDENTIFIER.match(tok).end():].startswith("="):
@@ -1231,7 +1519,7 @@ _TRIM_L = "([\"'`<*_"
 _TRIM_R = ")]\"'`>*_.,:;"
 
 
-def _prose_kw(text: str, low: str, i: int, spans: _Spans) -> None:
+def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
     """A password word found at i: if it is a whole word, look for the password after it."""
     if i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_"):
         return
@@ -1241,7 +1529,7 @@ def _prose_kw(text: str, low: str, i: int, spans: _Spans) -> None:
     e = m.end()
     if e < len(low) and low[e] not in " \t:=\u00a0" and not (low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
         return
-    _prose_after(text, low, e, spans)
+    _prose_after(text, low, e, spans, words)
 
 
 def _pairs(text: str, low: str, spans: _Spans) -> None:
@@ -1284,7 +1572,22 @@ def _trim(tok: str, s: int) -> tuple[str, int]:
     return tok, s
 
 
-def _prose_after(text, low, pos, spans) -> None:
+def _judge_word(raw: str, start: int) -> tuple:
+    """(stop, token, its start, its shape, not a password after all, a connector) for one word
+    after a password word: the same whichever password word before it is being followed."""
+    if _MARK in raw:
+        return (True, "", start, 0, False, False)  # already redacted here
+    lw = raw.lower().strip("\"'`*_")
+    if lw in _STOP_AFTER:
+        return (True, "", start, 0, False, False)
+    tok, s = _trim(raw, start)
+    shape = _pw_shape(tok) if tok else 0
+    bad = bool(shape) and _PROSE_BAD.search(tok) is not None  # a URL, a number, a file name
+    connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
+    return (False, tok, s, shape, bad, connector)
+
+
+def _prose_after(text, low, pos, spans, words: dict) -> None:
     end = min(len(low), pos + 90)
     eol = low.find("\n", pos, end)
     if eol >= 0:
@@ -1293,24 +1596,23 @@ def _prose_after(text, low, pos, spans) -> None:
     if eol >= 0:
         end = eol
     after_connector = True  # right after the keyword counts as a connector
-    words = 0
+    count = 0
     for wm in _WORD.finditer(text, pos, end):
-        raw = wm.group()
-        if _MARK in raw:
-            return  # already redacted here
-        lw = raw.lower().strip("\"'`*_")
-        if lw in _STOP_AFTER:
+        key = wm.span()
+        judged = words.get(key)
+        if judged is None:
+            judged = words[key] = _judge_word(wm.group(), key[0])
+        stop, tok, s, shape, bad, connector = judged
+        if stop:
             return
-        tok, s = _trim(raw, wm.start())
-        shape = _pw_shape(tok) if tok else 0
         if shape == 2 or (shape == 1 and after_connector):
-            if not _PROSE_BAD.search(tok):
+            if not bad:
                 spans.add(s, s + len(tok), "password", text)
             return
-        words += 1
-        if words > 8:
+        count += 1
+        if count > 8:
             return
-        after_connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
+        after_connector = connector
 
 
 _PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$")
@@ -1338,6 +1640,15 @@ def _emails(text: str, spans: _Spans) -> None:
         pos = text.find("@", pos + 1)
 
 
+_WEBHOOK_PATH = _lazy(r"(?i)://[^\s/\"'<>]{1,100}/(?:[a-z0-9_-]{1,40}/){0,3}(?:webhooks?|hooks)/(?=[A-Za-z0-9_-])")
+_URL_PATH_REST = _lazy(r"[^\s\"'`<>?#)\]]{0,400}")
+_PATH_SEGMENT = _lazy(r"[A-Za-z0-9_-]+")
+# Shapes too short for the token scan (which starts at 20 characters), found by their own gate.
+_SLACK_LEGACY = _lazy(r"(?<![A-Za-z0-9_-])xox[ar]-(?:\d-)?[0-9A-Za-z]{8,48}(?![A-Za-z0-9_-])")
+_SUMO_ACCESS_ID = _lazy(r"(?i)sumo[a-z]*[_.-]?access[_.-]?id[\"']?\s*[:=]\s*[\"']?(su[A-Za-z0-9]{12})(?![A-Za-z0-9])")
+# Jenkins credentials.xml keeps secrets encrypted as {AQAAAB…}: the master key decrypts them.
+_JENKINS_SECRET = _lazy(r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,600}?)\}")
+_BUNDLER = _lazy(r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]+__[A-Z0-9]+(?![A-Za-z0-9_])")
 _PGPASS = _lazy(r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]{1,200})[ \t]*\r?$")
 
 
@@ -1370,42 +1681,168 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
             _cookies(text, spans)
     if "cookie" in low:
         _cookies(text, spans)
+    if "BUNDLE_" in text:
+        for m in _BUNDLER.finditer(text):  # Bundler's per-host credentials, "user:password"
+            _value_after(text, low, m.start(), m.end(), (_PWD, "password", m.group(), False, m.group().lower()), spans)
     if "pgpass" in low or ":5432:" in text or ":*:" in text:
         for m in _PGPASS.finditer(text):
             v = m.group(1)
             if _cli_value_ok(v):
                 spans.add(m.start(1), m.end(1), "password", text)
-    if "kind" in text and ("kind: Secret" in text or '"kind": "Secret"' in text):
+    if "kind" in low and "secret" in low:
         _k8s(text, spans)
+    if "hook" in low:
+        for m in _WEBHOOK_PATH.finditer(text):  # the URL is the credential: its random segments go
+            for seg in _PATH_SEGMENT.finditer(text, m.end(), _URL_PATH_REST.match(text, m.end()).end()):
+                if seg.end() - seg.start() >= 16 and _entropy_ok(seg.group(), 16):
+                    spans.add(seg.start(), seg.end(), "webhook_url", text)
+    if "xox" in text:
+        for m in _SLACK_LEGACY.finditer(text):
+            spans.add(m.start(), m.end(), "slack_token", text)
+    if "sumo" in low:
+        for m in _SUMO_ACCESS_ID.finditer(text):
+            if _entropy_ok(m.group(1), 14):
+                spans.add(m.start(1), m.end(1), "sumologic_access_id", text)
+    if "AQAAAB" in text:
+        for m in _JENKINS_SECRET.finditer(text):
+            spans.add(m.start(1), m.end(1), "jenkins_secret", text)
     if strip_emails and "@" in text:
         _emails(text, spans)
     return spans.items
 
 
-_GENERIC_KINDS = frozenset(("secret", "password", "api_token", "k8s_secret"))
+# ---- a secret found once is a secret everywhere in the document ---------------------------------
+def _propagates(v: str) -> bool:
+    """Only values a rule was sure of are searched for elsewhere: not words, defaults or filler."""
+    if not 6 <= len(v) <= 4 * _MAX_VALUE or "\n" in v:
+        return False
+    if v.isalpha() and v.islower():
+        return False  # a dictionary-like word
+    return v.lower() not in _DEFAULT_PASSWORDS  # (filler never became a span)
 
 
-def _apply(text: str, items, counts) -> str:
-    if len(items) == 1:
-        s, e, k = items[0]
-        if counts is not None:
-            counts[k] += 1
-        return text[:s] + "[REDACTED:" + k + "]" + text[e:]
-    items.sort()
-    out = []
-    last = 0
-    cur_s, cur_e, cur_k = items[0]
+def _bounded(text: str, s: int, e: int) -> bool:
+    """The copy at [s, e) is a whole token, not the middle of a longer word or token."""
+    if s > 0 and text[s].isalnum() and (text[s - 1].isalnum() or text[s - 1] == "_"):
+        return False
+    return not (e < len(text) and text[e - 1].isalnum() and (text[e].isalnum() or text[e] == "_"))
+
+
+_MAX_PROPAGATED = 64  # distinct values searched for per document: one pass, linear time
+
+
+def _everywhere(text: str, items: list) -> list:
+    """Add every other whole-token copy of each redacted value ("wifi password: X ... connect with X")."""
+    kinds: dict[str, str] = {}
+    for s, e, k in items[:_MAX_PROPAGATED]:  # a bounded number of searches: linear in the text
+        v = text[s:e]
+        if text.find(v, e) < 0 and text.find(v, 0, s + len(v) - 1) < 0:
+            continue  # the only copy: the common case
+        if v not in kinds and _propagates(v):
+            kinds[v] = k
+    if not kinds:
+        return items
+    have = set(items)
+    out = list(items)
+    for v, k in kinds.items():
+        i = text.find(v)
+        while i >= 0:
+            span = (i, i + len(v), k)
+            if span not in have and _bounded(text, i, i + len(v)):
+                out.append(span)
+            i = text.find(v, i + len(v))
+    return out
+
+
+# ---- a way out of a false positive ---------------------------------------------------------------
+ALLOW_MARKER = "secondbrain:allow"
+# kinds found by labels, context and prose rather than by a vendor's or a structure's shape. An
+# allow *pattern* may release only these: a vendor-shaped key, a private key or a structural token
+# is redacted whatever the patterns say; only the inline marker, written on the very line, keeps
+# one (and it is counted as "allowed"). Where spans overlap, a shape's name wins over these.
+_RULE_KINDS = frozenset(("secret", "password", "api_token", "k8s_secret", "cli_password",
+                         "connection_string", "url_credentials", "session_cookie", "bearer_token",
+                         "basic_auth", "email"))
+
+
+def load_allow_patterns(path: str) -> list[re.Pattern]:
+    """Compile an allow file: one regular expression a line; blank lines and '#' lines are skipped.
+
+    A value the rules would redact stays when one of the patterns matches inside it (and is
+    counted as "allowed"). Raises ValueError naming the file and line of a bad expression.
+    """
+    patterns = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            src = line.rstrip("\r\n")
+            if not src.strip() or src.lstrip().startswith("#"):
+                continue
+            try:
+                patterns.append(re.compile(src))
+            except re.error as e:
+                raise ValueError(f"{path}:{lineno}: bad allow pattern {src!r}: {e}") from None
+    return patterns
+
+
+def _allowed(text: str, s: int, e: int, kind: str, allow) -> bool:
+    """Is the value at [s, e) released by the line's marker or by an allow pattern?"""
+    bol = text.rfind("\n", 0, s) + 1
+    eol = text.find("\n", s)
+    if ALLOW_MARKER in text[bol:eol if eol >= 0 else len(text)]:
+        return True
+    if allow and kind in _RULE_KINDS:
+        v = text[s:e]
+        return any(p.search(v) for p in allow)
+    return False
+
+
+def _release(text: str, items: list, allow, counts) -> list:
+    """Drop the allowed spans, counting each under "allowed" so nothing is let through silently."""
+    if not allow and ALLOW_MARKER not in text:
+        return items
+    kept = []
+    for s, e, k in items:
+        if _allowed(text, s, e, k, allow):
+            if counts is not None:
+                counts["allowed"] += 1
+        else:
+            kept.append((s, e, k))
+    return kept
+
+
+def _redact(text: str, strip_emails: bool, allow, counts) -> str:
+    if not isinstance(text, str) or not text:
+        return text
+    items = _collect(text, strip_emails)
+    if not items:
+        return text
+    items = _everywhere(text, items)
+    items = _release(text, _merge(items) if len(items) > 1 else items, allow, counts)
+    return _apply(text, items, counts) if items else text
+
+
+
+def _merge(items: list) -> list:
+    """Sorted, non-overlapping spans; where rules overlap, the vendor's name wins over "secret"."""
+    items = sorted(items)
     merged = []
+    cur_s, cur_e, cur_k = items[0]
     for s, e, k in items[1:]:
         if s <= cur_e:
             if e > cur_e:
                 cur_e = e
-            if cur_k in _GENERIC_KINDS and k not in _GENERIC_KINDS:
-                cur_k = k  # name the vendor rather than "secret"
+            if cur_k in _RULE_KINDS and k not in _RULE_KINDS:
+                cur_k = k
         else:
             merged.append((cur_s, cur_e, cur_k))
             cur_s, cur_e, cur_k = s, e, k
     merged.append((cur_s, cur_e, cur_k))
+    return merged
+
+
+def _apply(text: str, merged: list, counts) -> str:
+    out = []
+    last = 0
     for s, e, k in merged:
         out.append(text[last:s])
         out.append("[REDACTED:" + k + "]")
@@ -1416,22 +1853,17 @@ def _apply(text: str, items, counts) -> str:
     return "".join(out)
 
 
-def scrub_report(text: str, *, strip_emails: bool = False) -> tuple[str, Counter]:
-    """Return the scrubbed text and a Counter of redacted kinds (never the values)."""
+def scrub_report(text: str, *, strip_emails: bool = False,
+                 allow: Sequence[re.Pattern] | None = None) -> tuple[str, Counter]:
+    """Return the scrubbed text and a Counter of redacted kinds (never the values).
+
+    ``allow``: compiled patterns (see ``load_allow_patterns``); values they release, and values on
+    a line marked ``secondbrain:allow``, stay in clear and are counted under "allowed".
+    """
     counts: Counter = Counter()
-    if not isinstance(text, str) or not text:
-        return text, counts
-    items = _collect(text, strip_emails)
-    if not items:
-        return text, counts
-    return _apply(text, items, counts), counts
+    return _redact(text, strip_emails, allow, counts), counts
 
 
-def scrub(text: str, *, strip_emails: bool = False) -> str:
+def scrub(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] | None = None) -> str:
     """Redact every secret the rules know; idempotent, never raises on any str."""
-    if not text:
-        return text
-    items = _collect(text, strip_emails)
-    if not items:
-        return text
-    return _apply(text, items, None)
+    return _redact(text, strip_emails, allow, None)

@@ -380,13 +380,20 @@ class Brain:
         self.conn.execute("PRAGMA synchronous = NORMAL")
         self.conn.execute("PRAGMA foreign_keys = ON")
         self.conn.execute("PRAGMA recursive_triggers = ON")
+        # Gone means gone: deleted or rewritten rows (chunks, FTS5 and vec0 shadow tables
+        # alike) are overwritten with zeros, so no clear text lingers in free pages or the WAL.
+        # (FTS5 keeps a deleted row's terms in its segments until they are merged: see purge.)
+        self.conn.execute("PRAGMA secure_delete = ON")
+        self._purge = False
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Fold the WAL back into the main file so copying brain.db copies everything."""
+        """Purge what was deleted from the search index, then fold the WAL back into the
+        main file so copying brain.db copies everything (and no old page stays in the WAL)."""
         with contextlib.suppress(*DB_ERRORS):
             if not self.read_only:
+                self.purge_search_index()
                 self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         with contextlib.suppress(*DB_ERRORS):
             self.conn.close()
@@ -509,14 +516,15 @@ class Brain:
                     "line_start": chunk.line_start, "line_end": chunk.line_end, "project": project,
                     "source": source, "ts": chunk.ts or ts, "title": titles[sha],
                     "meta": json.dumps(chunk.meta, sort_keys=True) if chunk.meta else None,
+                    # a kept chunk is this text under today's rules too
+                    "scrub_version": RULES_VERSION,
                 }
                 if sha in existing:
                     result.kept += 1
                     table.update(existing[sha], labels)
                 else:
                     new_rows.append({"sha": sha, "path": path, "ref": chunk.ref or ref,
-                                     "role": chunk.role or role,
-                                     "text": chunk.text, "scrub_version": RULES_VERSION,
+                                     "role": chunk.role or role, "text": chunk.text,
                                      "created": created, **labels})
             if new_rows:
                 table.insert_all(new_rows, ignore=True)
@@ -527,9 +535,22 @@ class Brain:
             }, pk="path")
         return result
 
+    def purge_search_index(self) -> None:
+        """After rows were deleted or rewritten, rebuild the FTS5 index's segments so the old
+        terms are gone from the file, not merely marked deleted (with secure_delete, the
+        freed pages are zeroed). FTS5's own 'secure-delete' option would do this per row,
+        but it changes the index format so that SQLite before 3.42 (Debian 12's, many
+        Pythons') can no longer read it: `sqlite-utils search` and Datasette would break.
+        Costs a rewrite of the index, once per command that deleted something."""
+        if self._purge:
+            with self.write():
+                self.conn.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('optimize')")
+            self._purge = False
+
     def _delete_ids(self, ids: Iterable[int]) -> int:
         """Delete chunks by id; the FTS rows go by trigger, the vectors here (same transaction)."""
         ids = list(ids)
+        self._purge = self._purge or bool(ids)
         has_vec = self.has_vectors_table()
         if has_vec and ids:
             self.bump_vectors()
@@ -541,34 +562,47 @@ class Brain:
             self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
         return len(ids)
 
-    def rescrub_outdated(self, *, strip_emails: bool = False) -> int:
+    def scrub_outdated(self) -> bool:
+        """Was this brain filled, in part, under older scrub rules than these?"""
+        return int(self.get_meta("scrub_version") or 0) < RULES_VERSION
+
+    def outdated_files(self) -> list[tuple[str, str, str]]:
+        """(path, project, source) of every file (a ledger row with a size: standard input has
+        none) stored under older scrub rules, for reading it again."""
+        return self.conn.execute(
+            "SELECT path, project, source FROM files WHERE coalesce(scrub_version, 0) < ? "
+            "AND size IS NOT NULL ORDER BY path", (RULES_VERSION,)).fetchall()
+
+    def rescrub_outdated(self, *, strip_emails: bool = False, allow=None) -> int:
         """Scrub again, in place, every chunk stored under older scrub rules, so an upgraded
-        brain never keeps a secret the new rules catch. Changed chunks lose their vector and
-        are embedded again; their files are re-read on the next ingest (ledger version)."""
-        if int(self.get_meta("scrub_version") or 0) >= RULES_VERSION:
+        brain never keeps a secret the new rules catch; returns how many chunks that was.
+        Changed chunks lose their vector and are embedded again. Sources that can be read
+        again are better re-ingested first (ingest.refresh_outdated): the stored text has lost
+        the labels that told the rules a value was a secret."""
+        if not self.scrub_outdated():
             return 0
         from .scrub import scrub
 
-        changed = 0
+        rescrubbed = 0
         while True:
             with self.write():
                 rows = self.conn.execute(
                     "SELECT id, path, text, title FROM chunks WHERE coalesce(scrub_version, 0) < ? LIMIT 500",
                     (RULES_VERSION,),
                 ).fetchall()
+                rescrubbed += len(rows)
                 for cid, path, text, head in rows:
                     # A title is a copy of the first line of its file's first chunk.
-                    clean_head = scrub(head, strip_emails=strip_emails) if head else head
+                    clean_head = scrub(head, strip_emails=strip_emails, allow=allow) if head else head
                     if clean_head != head:
                         self.conn.execute("UPDATE chunks SET title = ? WHERE id = ?", (clean_head, cid))
-                    clean = scrub(text, strip_emails=strip_emails)
+                        self._purge = True
+                    clean = scrub(text, strip_emails=strip_emails, allow=allow)
                     if clean == text:
-                        changed += clean_head != head
                         self.conn.execute(
                             "UPDATE chunks SET scrub_version = ? WHERE id = ?", (RULES_VERSION, cid)
                         )
                         continue
-                    changed += 1
                     sha = text_sha(clean)
                     twin = self.conn.execute(
                         "SELECT id FROM chunks WHERE path IS ? AND sha = ? AND id != ?", (path, sha, cid)
@@ -579,6 +613,7 @@ class Brain:
                     if self.has_vectors_table():
                         self.conn.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
                         self.bump_vectors()
+                    self._purge = True
                     self.conn.execute(
                         "UPDATE chunks SET text = ?, sha = ?, embedded = 0, embed_error = NULL, "
                         "scrub_version = ? WHERE id = ?",
@@ -586,12 +621,11 @@ class Brain:
                     )
                 if not rows:
                     for fid, text in self.conn.execute("SELECT id, text FROM facts").fetchall():
-                        clean = scrub(text or "", strip_emails=strip_emails)
+                        clean = scrub(text or "", strip_emails=strip_emails, allow=allow)
                         if clean != (text or ""):
-                            changed += 1
                             self.conn.execute("UPDATE facts SET text = ? WHERE id = ?", (clean, fid))
                     self.set_meta("scrub_version", str(RULES_VERSION))
-                    return changed
+                    return rescrubbed
 
     # -- forgetting ----------------------------------------------------------------------------
 

@@ -383,7 +383,7 @@ def test_negative_cases_are_untouched(text):
 # interface and report
 # ------------------------------------------------------------------------------------------------
 def test_interface():
-    assert RULES_VERSION == 2
+    assert RULES_VERSION == 3
     out, counts = scrub_report("x")
     assert out == "x" and isinstance(counts, Counter) and not counts
     assert scrub("") == "" and scrub_report("") == ("", Counter())
@@ -449,6 +449,10 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
 @example("[10:02] Ola: xapp-1-AVOI1OJ38U4-8335534445107-94a339c5b30c57f3835cfb9b63331cbc13e8fc43bf27565"
          "bc6d7a1566fd85dd2 (don't paste it)PuTTY-User-Key-File-3: x\nPrivate-Lines: 2\n", False)
 @example("Benutzer: etl_user, Kennwort: Sommer2024!\r0;here is the key", False)
+# a long token pushed the word "token" out of the context window on the first pass only
+@example("token for staging: eyJVT4u0hK9dXwCJZFv1spSKKeEGOEDhaqi1.eyJL8jHNKzdItF4rlLpfifYoZZgZVw22Of5WE7XDZu2pHGtk"
+         "yr-O0FrP10DwrMU.Foz1XcK9RDJeYyj5D21boUMuGZ6ejXPNGHGUV_9WXHQaz login -u 1b2c -p UPb4PQe9TIoJ! "
+         "--tenant 3d4ePASSWORD_MIN_LENGTH = 12", False)
 def test_never_raises_and_is_idempotent(text, emails):
     out, counts = scrub_report(text, strip_emails=emails)
     assert isinstance(out, str)
@@ -531,3 +535,182 @@ def test_ten_megabyte_line_scales_linearly():
     t1 = _best(scrub, one, rounds=2)
     t10 = _best(scrub, ten, rounds=1)
     assert t10 < 30 * t1
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15: a secret found once is redacted everywhere in the document
+# ------------------------------------------------------------------------------------------------
+def test_a_secret_found_once_goes_everywhere():
+    pw = "Tr0ub4dor&" + r(string.digits, 1) + "horse"
+    note = f"# Cabin\n\nwifi password: {pw}\n\nGuests connect with {pw} from the porch.\n"
+    out, counts = scrub_report(note)
+    assert pw not in out
+    assert counts["password"] == 2 and out.count("[REDACTED:password]") == 2
+    assert "Guests connect with [REDACTED:password] from the porch." in out
+    line, counts = scrub_report(f"the wifi password is {pw} (guests use {pw} too)")
+    assert pw not in line and counts["password"] == 2
+
+
+def test_copies_are_whole_tokens_and_words_do_not_spread():
+    pw = "Vinter" + r(string.digits, 4) + "#Q"
+    out = scrub(f"db_password: {pw}\n\n\n\nlog: x{pw} and {pw}x stay, {pw} goes")
+    assert out.count("[REDACTED:") == 2 and f"x{pw} and {pw}x stay" in out
+    # a documented default is no secret of the user's, so neither it nor its copies go
+    text = "POSTGRES_PASSWORD=postgres\nPOSTGRES_DB=postgres\npostgresql://postgres:postgres@localhost/app"
+    assert scrub(text) == text
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15: a way out of a false positive
+# ------------------------------------------------------------------------------------------------
+def test_allow_marker_keeps_the_line_and_counts_it():
+    pw = "Vinter" + r(string.digits, 4) + "#x"
+    text = f"password: {pw}  # secondbrain:allow (a demo box)\npassword: {pw}x"
+    out, counts = scrub_report(text)
+    assert out.startswith(f"password: {pw}  # secondbrain:allow")
+    assert f"{pw}x" not in out and counts["allowed"] == 1 and counts["password"] == 1
+
+
+def test_allow_marker_never_lets_a_vendor_key_through_silently():
+    tok = "ghp_" + r(ALNUM, 36)
+    out, counts = scrub_report(f"GITHUB_TOKEN={tok}  # secondbrain:allow")
+    assert tok in out and counts == Counter({"allowed": 1})
+
+
+def test_allow_patterns_release_rule_findings_but_not_vendor_keys(tmp_path):
+    allow_file = tmp_path / "allow.txt"
+    allow_file.write_text("# fixtures of our test suite\n^fixture-[a-z0-9]+$\n\n^ghp_\n", encoding="utf-8")
+    allow = scrub_mod.load_allow_patterns(str(allow_file))
+    assert len(allow) == 2
+    fixture = "fixture-" + r(LOWER_ALNUM, 16)
+    tok = "ghp_" + r(ALNUM, 36)
+    text = f"api_token: {fixture}\nGITHUB_TOKEN={tok}"
+    out, counts = scrub_report(text, allow=allow)
+    assert fixture in out and tok not in out
+    assert counts["allowed"] == 1 and counts["github_token"] == 1
+    assert scrub(text, allow=allow) == out
+
+
+def test_bad_allow_pattern_names_file_and_line(tmp_path):
+    allow_file = tmp_path / "allow.txt"
+    allow_file.write_text("ok-[0-9]+\nbroken(\n", encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        scrub_mod.load_allow_patterns(str(allow_file))
+    message = str(err.value)
+    assert f"{allow_file}:2:" in message and "\n" not in message
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15: real notes are left alone (classes of false positives found on public notes)
+# ------------------------------------------------------------------------------------------------
+REAL_NOTE_NEGATIVES = {
+    "percent-encoded-sql": "https://metabase.example.com/question#?sql=SELECT%20user_token%2C%20"
+                           "api_key_hash%20FROM%20accounts%20WHERE%20id%3D42",
+    "ci-secret-reference": "env:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n  API_KEY: '{{ api_key }}'",
+    "op-reference": "DB_PASSWORD=op://Private/Postgres/password\nTOKEN=$GITHUB_TOKEN",
+    "gpg-key-id": "gpg --list-secret-keys --keyid-format=long\nsec   rsa4096/" + r("0123456789ABCDEF", 16)
+                  + " 2025-10-19 [SC]\ngpg:                using RSA key " + r("0123456789ABCDEF", 40),
+    "url-anchor-hash": "[confetti](https://manual.example.com/deeplinks#block-" + r(HEX, 32) + ")",
+    "bcrypt-hash": "select crypt('pa$$w0rd', gen_salt('bf'));\n $2a$06$" + r(B64.replace("+", "."), 53),
+    "k8s-configmap-path": "kind: Secret\nmetadata:\n  name: x\n---\nkind: ConfigMap\ndata:\n  key: secret/mysecret\n",
+    "maven-coordinates": 'notes = "Maven - io.jsonwebtoken:jjwt-jackson-0.11.2"',
+    "public-token": 'publicToken = "' + r(ALNUM, 43) + '"',
+    "attribute-name": '<entry key="jetbrains.mps.v8_elimination" value="executed" />',
+    "vendor-filler": "apiKey: \"AIza" + "a" * 35 + "\"\ntoken = \"" + "x" * 14 + ".atlasv1." + "x" * 67 + "\"",
+    "counting-placeholder": "secret_key => \"sk_abcdefghijklmnopqrstuvwxyz123\"\nSECRET_KEY_BASE=abc123efg456",
+    "placeholder-url-password": "DATABASE_URL=postgresql://user_123:123456789012345@10.0.1.1/app",
+    "placeholder-basic-auth": "> Authorization: Basic " + base64.b64encode(b"username:password\n").decode(),
+    "prose-armour": "-----BEGIN PRIVATE KEY-----\nanything\n-----END PRIVATE KEY-----",
+    "sentence-end": "What is the password for a MySQL instance you've just created?\n"
+                    "  puts 'That password did not match!'",
+    "params-code": "new_user.password = params[:password]\ncreate_with(password: params[:password])",
+    "angle-placeholder": "mongodump --username '<USER>' \\\n  --password '<PASSWORD>' \\\n  --out ./b/<DATE>-dump",
+    "command-substitution": "-e SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_NOTE_NEGATIVES))
+def test_real_note_false_positive_classes_stay(name):
+    text = REAL_NOTE_NEGATIVES[name]
+    assert scrub(text) == text
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15: recall classes from other scanners' fixtures (values generated at run time)
+# ------------------------------------------------------------------------------------------------
+def _recall_cases():
+    b64 = base64.b64encode(("admin:" + r(ALNUM, 12)).encode()).decode()
+    dockercfg = base64.b64encode(('{"auths":{"r.example":{"auth":"' + b64 + '"}}}').encode()).decode()
+    sumo, php, cred = r(ALNUM, 14), r(LOWER_ALNUM, 40), r(ALNUM, 10) + "!t"
+    easypost = "EZAK" + r(ALNUM, 54)
+    slack_a, slack_r = "xoxa-" + r(LOWER_ALNUM, 12), "xoxr-4-" + r(LOWER_ALNUM, 12)
+    return {
+        "k8s-data-tab": (f"apiVersion: v1\nkind: secret\ndata:\n\textra: {b64}\n", [b64]),
+        "k8s-block-scalar": (f"kind: Secret\ndata:\n  .dockercfg: |\n    {dockercfg}\n", [dockercfg]),
+        "go-typed-declaration": (f'var sumoToken string = "{sumo}"', [sumo]),
+        "php-concat-assign": (f'$coinbaseToken .= "{php}"', [php]),
+        "make-assign": (f'HEROKU_TOKEN ?= "{php}"\nOTHER_TOKEN ::= "{php[::-1]}"', [php, php[::-1]]),
+        "setproperty-pair": (f'System.setProperty("TRAVIS_TOKEN", "{php}")', [php]),
+        "curl-empty-user": (f'curl -u ":{cred}" https://localhost:9200', [cred]),
+        "curl-key-as-user": (f'curl -u "{cred}:" https://localhost:9200', [cred]),
+        "slack-legacy": (f'"access_token": "{slack_a}"\n"refresh_token": "{slack_r}"', [slack_a, slack_r]),
+        "easypost": (f"easypost\n- {easypost}\n", [easypost]),
+        "bundler-host": (f"export BUNDLE_GEMS__EXAMPLE__COM={r(LOWER_ALNUM, 8)}:{cred}", [cred]),
+    }
+
+
+RECALL_CASES = _recall_cases()
+
+
+@pytest.mark.parametrize("name", sorted(RECALL_CASES))
+def test_scanner_fixture_classes_are_caught(name):
+    text, secrets = RECALL_CASES[name]
+    out = scrub(text)
+    for secret in secrets:
+        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15, continued: a service's name as the label, short shapes, Jenkins, webhook URLs
+# ------------------------------------------------------------------------------------------------
+def _service_cases():
+    tok, short_slack = r(ALNUM, 40), "xoxa-" + str(_rng.randint(2, 9)) + "-" + r(LOWER_ALNUM, 12)
+    sumo, skey = "su" + r(ALNUM, 12), r(ALNUM, 40)
+    jenkins = "AQAAABAAAAAQ" + r(B64, 44) + "="
+    hook_a, hook_b = r(LOWER_ALNUM, 32), r(LOWER_ALNUM, 32)
+    refresh = "0.A" + r(URLSAFE, 60) + "." + r(URLSAFE, 120)
+    long_tok = "0.ABCDEFGHIJKLMNOPQRS_" + "A" * 12 + r(URLSAFE, 30) + "." + r(URLSAFE, 200)
+    return {
+        "service-as-label": (f'cloudflare: "{tok}"', [tok]),
+        "service-first-argument": (f"mixpanel {tok}", [tok]),
+        "service-name-prefix": (f'webexbot = "{tok}"', [tok]),
+        "legacy-slack-under-20": (f'"access_token": "{short_slack}', [short_slack]),
+        "sumo-access-id": (f'SUMO_ACCESS_ID = "{sumo}"', [sumo]),
+        "duo-skey": (f'"duo_skey": "{skey}"', [skey]),
+        "jenkins-credentials-xml": (f"<secret>{{{jenkins}}}</secret>", [jenkins]),
+        "webhook-url": (f"curl -X POST https://acme.tines.com/webhook/{hook_a}/{hook_b}", [hook_a, hook_b]),
+        "azure-refresh-token": (f'"refreshToken": "{refresh}"', [refresh]),
+        "placeholder-head-random-body": (f"| {long_tok} |", [long_tok]),
+    }
+
+
+SERVICE_CASES = _service_cases()
+
+
+@pytest.mark.parametrize("name", sorted(SERVICE_CASES))
+def test_service_labels_and_short_shapes_are_caught(name):
+    text, secrets = SERVICE_CASES[name]
+    out = scrub(text)
+    for secret in secrets:
+        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+
+
+@pytest.mark.parametrize("text", [
+    "github: " + r(HEX, 40),  # a commit beside the service's name is a hash, not a key
+    "docker pull sentry:" + r(HEX, 64)[:12],
+    "the cloudflare dashboard shows request " + r(HEX, 32) + " as blocked",
+    "see https://example.com/hooks/setup and https://docs.example.com/webhooks/overview",
+    "stripe docs: https://stripe.com/docs/api",
+])
+def test_service_names_alone_do_not_redact(text):
+    assert scrub(text) == text

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""List every redaction the scrubber makes on a folder of real notes, for a person to review.
+
+    python3 bench/scrub_notes.py                         # ../shared/data/jbranchaud-til/notes.tar.gz
+    python3 bench/scrub_notes.py path/to/notes.tar.gz
+
+Real notes with no real secret in them are where a scrubber's false positives show: every
+redaction there either hides a live-looking credential or corrupts the note (and hides that token
+from recall for good). The archive is read in memory (tarfile); each member is scrubbed once with
+``scrub_report`` and every redaction is printed on one line: kind, file, and an excerpt around it
+with the redacted value masked (its first two characters and its length, never more), so the list
+can be reviewed and shared without repeating what was redacted. The last line gives the count and
+the rate per 500 notes. Exits 2 when the archive is absent.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tarfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT = os.path.normpath(os.path.join(REPO, "..", "shared", "data", "jbranchaud-til", "notes.tar.gz"))
+_MARKER = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
+_CONTEXT = 36
+
+
+def _notes(path: str):
+    """(name, text) for every regular file in the archive, read in memory."""
+    with tarfile.open(path, "r:gz") as tar:
+        for member in tar:
+            if member.isfile():
+                raw = tar.extractfile(member).read()
+                yield member.name, raw.decode("utf-8", "replace")
+
+
+def _spans(before: str, after: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) in ``before`` of each value that became a marker in ``after``.
+
+    ``after`` is ``before`` with values replaced by markers, so the literal pieces of ``after``
+    occur in ``before`` in order; a pattern of those pieces with a lazy group per marker
+    recovers where each value was.
+    """
+    kinds = [m.group(1) for m in _MARKER.finditer(after)]
+    pieces = _MARKER.split(after)[::2]
+    rx = re.compile("(.+?)".join(re.escape(p) for p in pieces), re.S)
+    m = rx.fullmatch(before)
+    if m is None:
+        return []
+    return [(m.start(i + 1), m.end(i + 1), k) for i, k in enumerate(kinds)]
+
+
+def _mask(value: str) -> str:
+    return f"«{value[:2]}…{len(value)}»"
+
+
+def _excerpt(text: str, spans: list[tuple[int, int, str]], s: int, e: int) -> str:
+    """The text around [s, e) with every redacted value in the window masked."""
+    a, b = max(0, s - _CONTEXT), min(len(text), e + _CONTEXT)
+    parts, pos = [], a
+    for ss, ee, _ in spans:
+        if ee <= a or ss >= b:
+            continue
+        parts.append(text[pos:max(pos, ss)])
+        parts.append(_mask(text[ss:ee]))
+        pos = max(pos, ee)
+    parts.append(text[pos:b])
+    return "".join(parts).replace("\n", "⏎").replace("\t", " ")
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    path = argv[0] if argv else DEFAULT
+    if not os.path.isfile(path):
+        print(f"scrub_notes: notes archive not found at {path}", file=sys.stderr)
+        return 2
+    sys.path.insert(0, REPO)
+    from llm_secondbrain.scrub import scrub_report  # noqa: E402
+
+    notes = redactions = 0
+    for name, text in _notes(path):
+        notes += 1
+        out, counts = scrub_report(text)
+        if not counts:
+            continue
+        spans = _spans(text, out)
+        for s, e, kind in spans:
+            redactions += 1
+            print(f"{kind:<22} {name:<60} {_excerpt(text, spans, s, e)}")
+    per500 = redactions * 500 / max(1, notes)
+    print(f"\n{redactions} redactions in {notes} notes ({per500:.2f} per 500 notes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
