@@ -211,8 +211,17 @@ def _create_fts(db: sqlite_utils.Database, columns: tuple[str, ...]) -> None:
     db.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('rebuild')")
 
 
+def _m5_roots(db: sqlite_utils.Database) -> None:
+    """`roots`: each folder or file given to an explicit ingest, with that call's options
+    (JSON), so `llm brain update` and `watch` can replay it without the user remembering how.
+    `ingested` is the last explicit ingest (the later one decides when roots overlap),
+    `updated` when the root was last brought up to date."""
+    if not db["roots"].exists():
+        db["roots"].create({"path": str, "options": str, "ingested": str, "updated": str}, pk="path")
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
-              _m4_chunk_meta_and_a_detectable_index]
+              _m4_chunk_meta_and_a_detectable_index, _m5_roots]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
