@@ -355,7 +355,7 @@ def _as_flags(options: dict) -> list[str]:
     flags = []
     for key, value in sorted(options.items()):
         if key == "max_bytes":
-            flags.append(f"--max-size {value / 1024 / 1024:g}")
+            flags.append(f"--max-size {value / 1024 / 1024:.2g}")
         elif value is True:
             flags.append(f"--{key.replace('_', '-')}")
         else:
