@@ -383,7 +383,7 @@ def watch_cmd(paths, no_embed, debounce, db_path):
     except ImportError:
         raise _fail("llm brain watch needs the watch extra: llm install 'llm-secondbrain[watch]'") from None
     from .roots import all_roots, select
-    from .watch import follow
+    from .watch import Watch, WatchError
 
     # a service manager stops us with SIGTERM: end as cleanly as on Ctrl-C
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -393,13 +393,16 @@ def watch_cmd(paths, no_embed, debounce, db_path):
         if not chosen:
             raise _fail("no roots to watch yet: ingest a folder first (llm brain ingest PATH)")
         try:
-            report = sb.update([r.path for r in chosen], embed=not no_embed, progress=False)
-            for line in report.lines():
-                click.echo(line)
-            click.echo(f"watching {len([r for r in chosen if r.exists])} roots (Ctrl-C to stop)")
-            for batch in follow(sb, chosen, embed=not no_embed, debounce_ms=debounce):
-                batches += 1
-                click.echo(batch.line())
+            with Watch(sb, chosen, embed=not no_embed, debounce_ms=debounce) as watch:
+                report = sb.update([r.path for r in chosen], embed=not no_embed, progress=False)
+                for line in report.lines():
+                    click.echo(line)
+                click.echo(f"watching {len(watch.watched)} roots (Ctrl-C to stop)")
+                for batch in watch.batches():
+                    batches += 1
+                    click.echo(batch.line())
         except KeyboardInterrupt:
             pass
+        except WatchError as e:
+            raise _fail(str(e)) from None
     click.echo(f"stopped after {batches} batches; the brain is up to date as of the last one")

@@ -11,7 +11,9 @@ is staged in one transaction, and the embedding loop is resumable).
 from __future__ import annotations
 
 import os
+import queue
 import re
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterator
@@ -36,7 +38,7 @@ class Filter(watchfiles.DefaultFilter):
     """watchfiles' defaults plus our noise folders and files, editor droppings, and the brain
     file with its side files (writing the brain must never wake the watcher)."""
 
-    def __init__(self, brain_path: str):
+    def __init__(self, brain_path: str, *, only: set[str] | None = None):
         brain = sources.resolve(brain_path)
         super().__init__(
             ignore_dirs=sorted(set(watchfiles.DefaultFilter.ignore_dirs) | sources.NOISE_DIRS),
@@ -44,8 +46,11 @@ class Filter(watchfiles.DefaultFilter):
                                     *(f"^{re.escape(n)}$" for n in sources.NOISE_FILES)),
         )
         self.brain_files = {brain, *(f"{brain}{s}" for s in ("-wal", "-shm", "-journal"))}
+        self.only = only  # a file root's folder: only the root itself counts
 
     def __call__(self, change: watchfiles.Change, path: str) -> bool:
+        if self.only is not None and path not in self.only:
+            return False
         return path not in self.brain_files and super().__call__(change, path)
 
 
@@ -76,21 +81,69 @@ class Batch:
         return text
 
 
-def follow(sb: "SecondBrain", chosen: list[roots_mod.Root], *, embed: bool = True,
-           debounce_ms: int = DEBOUNCE_MS) -> Iterator[Batch]:
-    """Yield one Batch per debounced burst of changes under `chosen` roots, until Ctrl-C
-    (KeyboardInterrupt reaches the caller between or inside batches; either way every file
-    is whole or untouched). Roots that are missing when it starts are not watched."""
-    watched = [r for r in chosen if r.exists]
-    if not watched:
-        raise ValueError("nothing to watch: every root is missing")
-    known = roots_mod.all_roots(sb.brain)
-    flt = Filter(str(sb.brain.path))
-    for changes in watchfiles.watch(*(r.path for r in watched), watch_filter=flt,
-                                    debounce=debounce_ms, step=STEP_MS, raise_interrupt=True):
-        paths = {path for _, path in changes}
-        report, touched = roots_mod.reconcile(sb.brain, sb.settings, paths, known)
-        roots_mod.mark_updated(sb.brain, touched)
-        embedding = sb.embed_pending_quietly() if embed else None
-        missing = [r.path for r in watched if not os.path.exists(r.path)]
-        yield Batch(datetime.now(), len(paths), report, embedding, missing)
+class Watch:
+    """Watchers on `chosen` roots, armed on entering (before the caller's full reconcile, so
+    nothing that changes meanwhile is missed) and stopped on leaving; `batches()` yields one
+    Batch per debounced burst of changes until Ctrl-C (KeyboardInterrupt reaches the caller
+    between or inside batches; either way every file is whole or untouched). Roots missing
+    at the start are not watched.
+
+    Folders are watched recursively; a file root through its folder, not recursively, since
+    an atomic save replaces the file and a watch on the file itself would end with it. Each
+    runs in a thread feeding one queue; a watcher that fails (the OS's watch limit, a folder
+    that became unreadable) ends the command with its reason instead of freezing silently."""
+
+    def __init__(self, sb: "SecondBrain", chosen: list[roots_mod.Root], *, embed: bool = True,
+                 debounce_ms: int = DEBOUNCE_MS):
+        self.sb, self.embed, self.debounce_ms = sb, embed, debounce_ms
+        self.watched = [r for r in chosen if r.exists]
+        if not self.watched:
+            raise ValueError("nothing to watch: every root is missing")
+        self.stop = threading.Event()
+        self.found: queue.Queue = queue.Queue()
+
+    def __enter__(self) -> "Watch":
+        brain = str(self.sb.brain.path)
+        files = {r.path for r in self.watched if not r.is_folder}
+        groups = [(sorted(r.path for r in self.watched if r.is_folder), Filter(brain), True),
+                  (sorted({os.path.dirname(p) for p in files}), Filter(brain, only=files), False)]
+        for paths, flt, recursive in groups:
+            if paths:
+                threading.Thread(target=self._listen, args=(paths, flt, recursive), daemon=True,
+                                 name="secondbrain-watch").start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+
+    def _listen(self, paths: list[str], flt: Filter, recursive: bool) -> None:
+        try:
+            for changes in watchfiles.watch(*paths, watch_filter=flt, debounce=self.debounce_ms,
+                                            step=STEP_MS, stop_event=self.stop,
+                                            recursive=recursive, raise_interrupt=False):
+                self.found.put({path for _, path in changes})
+        except Exception as e:  # noqa: BLE001 - handed to the main thread, which says why
+            self.found.put(e)
+
+    def batches(self) -> Iterator[Batch]:
+        known = roots_mod.all_roots(self.sb.brain)
+        while True:
+            paths = _take(self.found)
+            while not self.found.empty():
+                paths |= _take(self.found)
+            report, touched = roots_mod.reconcile(self.sb.brain, self.sb.settings, paths, known)
+            roots_mod.mark_updated(self.sb.brain, touched)
+            embedding = self.sb.embed_pending_quietly() if self.embed else None
+            missing = [r.path for r in self.watched if not os.path.exists(r.path)]
+            yield Batch(datetime.now(), len(paths), report, embedding, missing)
+
+
+def _take(found: queue.Queue) -> set[str]:
+    item = found.get()
+    if isinstance(item, Exception):
+        raise WatchError(f"watching stopped: {item}")
+    return item
+
+
+class WatchError(Exception):
+    """The OS stopped reporting changes; said in one line rather than left to freeze."""

@@ -241,11 +241,15 @@ def test_watch_follows_bursts_atomic_saves_renames_and_stops_cleanly(tmp_path, r
     brain = notes / ".brain" / "brain.db"  # the brain inside the watched folder must not loop
     os.environ["SECONDBRAIN_DB"] = str(brain)  # isolated_env restores it
     run("brain", "ingest", notes, "--project", "plans", "--no-embed")
+    todo = tmp_path / "todo.md"  # a file root: watched through its folder, not recursively
+    todo.write_text("# Todo\n\nRenew the passport.\n")
+    (tmp_path / "not-a-root.md").write_text("# Beside\n\nA note beside the file root.\n")
+    run("brain", "ingest", todo, "--no-embed")
     (notes / "added-while-stopped.md").write_text("# Offline\n\nWritten while watch was not running.\n")
 
     watcher = Watcher("--no-embed")
     try:
-        start = watcher.wait_for("watching 1 roots")
+        start = watcher.wait_for("watching 2 roots")
         assert "Traceback" not in start
         assert any(line.startswith(f"{notes}: ") and "1 ingested" in line for line in watcher.seen)
         watcher.settle()
@@ -263,6 +267,12 @@ def test_watch_follows_bursts_atomic_saves_renames_and_stops_cleanly(tmp_path, r
         tmp.write_text("# Alpha\n\nThe alpha plan now ships in May, saved atomically.\n")
         tmp.replace(notes / "alpha.md")
         (notes / "gamma.md").rename(notes / "gamma-moved.md")
+        for text in ("Renew the passport and the driving licence.", "Passport renewed; licence next."):
+            saved = tmp_path / ".todo.md.tmp"
+            saved.write_text(f"# Todo\n\n{text}\n")
+            saved.replace(todo)
+            watcher.wait_for(" changed: ")
+        (tmp_path / "not-a-root.md").write_text("# Beside\n\nStill beside, never ingested.\n")
         watcher.wait_for(" changed: ")
         watcher.settle()
         batches_before_idle = len(watcher.batches())
@@ -284,6 +294,26 @@ def test_watch_follows_bursts_atomic_saves_renames_and_stops_cleanly(tmp_path, r
 
     fresh = tmp_path / "fresh.db"
     run("brain", "ingest", notes, "--project", "plans", "--no-embed", "--db", fresh)
+    run("brain", "ingest", todo, "--no-embed", "--db", fresh)
     assert state(brain) == state(fresh)
     chunks, _ = state(brain)
     assert any("ships in May" in c[3] for c in chunks)
+    assert any("licence next" in c[3] for c in chunks) and not any("beside" in c[3] for c in chunks)
+
+
+def test_watch_keeps_the_chunks_of_a_root_that_disappears(tmp_path, run, brain_path):
+    notes = tmp_path / "mnt" / "notes"
+    write(notes, {"alpha.md": NOTES["alpha.md"], "sub/delta.md": NOTES["sub/delta.md"]})
+    run("brain", "ingest", notes, "--no-embed")
+    before = state(brain_path)
+    watcher = Watcher("--no-embed")
+    try:
+        watcher.wait_for("watching 1 roots")
+        notes.rename(tmp_path / "elsewhere")  # what an unmounted disk looks like
+        line = watcher.wait_for(" changed: ")
+        watcher.settle()
+    finally:
+        code = watcher.stop()
+    assert code == 0, watcher.seen
+    assert f"root missing, chunks kept: {notes}" in line
+    assert state(brain_path) == before
