@@ -102,7 +102,7 @@ def watch_delay(folder: Path, env: dict, writes: int) -> list[float]:
                 delays.append(time.perf_counter() - start)
                 time.sleep(2.0)  # beyond the debounce: each write is a batch of its own
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)  # what a service manager sends; Ctrl-C ends it the same way
         proc.wait(60)
     print(f"write -> recall finds it, while watch runs over {len(list(folder.rglob('*.md')))} files: "
           f"median {statistics.median(delays):.3f} s, max {max(delays):.3f} s over {writes} writes "
@@ -115,6 +115,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--writes", type=int, default=15)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only-watch", action="store_true", help="Ingest once, then measure watch")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-update-") as tmp:
         folder = Path(tmp) / "notes"
@@ -122,7 +123,10 @@ def main() -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "SECONDBRAIN_DB": str(Path(tmp) / "brain.db"),
                "LLM_USER_PATH": str(Path(tmp) / "llm"), "OLLAMA_URL": "http://127.0.0.1:9"}
         print(f"{args.files} notes in {args.files // 100 + (args.files % 100 > 0)} folders")
-        update_ratio(folder, env, args.runs)
+        if args.only_watch:
+            llm("brain", "ingest", str(folder), "--no-embed", env=env)
+        else:
+            update_ratio(folder, env, args.runs)
         os.environ["SECONDBRAIN_DB"] = env["SECONDBRAIN_DB"]
         watch_delay(folder, env, args.writes)
 

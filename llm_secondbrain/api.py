@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import config
 from .options import RecallOptions
 from .recall import Hit, RecallResult
 from .store import Brain, open_brain
+
+if TYPE_CHECKING:
+    from .ingest import IngestReport
+    from .roots import UpdateReport
 
 
 class SecondBrain:
@@ -90,7 +94,8 @@ class SecondBrain:
 
         return embed_pending(self.brain, self.settings, reembed=True, **options)
 
-    def update(self, paths: list[str] | None = None, *, embed: bool = True, progress: bool = False):
+    def update(self, paths: list[str] | None = None, *, embed: bool = True,
+               progress: bool = False) -> UpdateReport:
         """Re-ingest every root (or the roots named) with the options it was ingested with,
         then embed what is pending. Returns a roots.UpdateReport: per root and in total."""
         from . import roots
@@ -111,7 +116,7 @@ class SecondBrain:
         if not roots.remove(self.brain, resolve(path)):
             raise ValueError(f"not a root: {path} (see: llm brain roots)")
 
-    def refresh(self, paths: list[str]):
+    def refresh(self, paths: list[str]) -> IngestReport:
         """Bring these files (or folders) in line with the disk, each with its root's options:
         re-ingest what changed, remove what is gone. Returns the IngestReport."""
         from . import roots

@@ -319,13 +319,16 @@ def update_cmd(paths, no_embed, no_progress, as_json, db_path):
         report = sb.update(list(paths), embed=not no_embed, progress=not no_progress)
     if as_json:
         click.echo(json.dumps(report.as_dict()))
-        return
-    for line in report.lines():
-        click.echo(line)
+    else:
+        for line in report.lines():
+            click.echo(line)
     embedding = report.total.embedding or {}
-    if embedding.get("error"):
+    if embedding.get("error") and not as_json:
         click.echo(f"{embedding['pending']} chunks stored, embedding pending "
                    f"({embedding['error'].rstrip('.')}); run: llm brain embed", err=True)
+    failed = [r for r in report.roots if r.status == "failed"]
+    if failed:  # the others were brought up to date; a script still learns that one was not
+        raise _fail(f"{len(failed)} of {len(report.roots)} roots could not be updated")
 
 
 @brain.command(name="roots")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, dump_brain, llm_cmd
+from conftest import ROOT, dump_brain, llm_cmd, unprivileged
 
 NOTES = {
     "alpha.md": "# Alpha\n\nThe alpha plan ships in March.\n\nIt needs two reviewers.\n",
@@ -129,6 +129,23 @@ def test_bad_names_are_one_line_errors(run, notes):
         assert result.output.strip().splitlines() == [result.output.strip()]
         assert "not a root: /no/such/root" in result.output
         assert "Traceback" not in result.output
+
+
+def test_a_root_that_cannot_be_read_fails_alone(run, notes, tmp_path, brain_path):
+    other = tmp_path / "other"
+    write(other, {"one.md": "# One\n\nThe other folder's only note.\n"})
+    run("brain", "ingest", notes, other, "--no-embed")
+    (notes / "zeta.md").write_text("# Zeta\n\nZeta arrives while other is locked.\n")
+    other.chmod(0o000)
+    try:
+        res = unprivileged(llm_cmd("brain", "update", "--no-embed"))
+    finally:
+        other.chmod(0o755)
+    assert res.returncode == 1
+    assert res.stderr.strip() == "Error: 1 of 2 roots could not be updated"
+    assert f"{other}: permission denied: {other}" in res.stdout
+    assert any(line.startswith(f"{notes}: ") and "1 ingested" in line for line in res.stdout.splitlines())
+    assert "Traceback" not in res.stderr
 
 
 def test_update_replays_strip_emails(run, notes, brain_path):
@@ -273,7 +290,6 @@ def test_watch_follows_bursts_atomic_saves_renames_and_stops_cleanly(tmp_path, r
             saved.replace(todo)
             watcher.wait_for(" changed: ")
         (tmp_path / "not-a-root.md").write_text("# Beside\n\nStill beside, never ingested.\n")
-        watcher.wait_for(" changed: ")
         watcher.settle()
         batches_before_idle = len(watcher.batches())
         watcher.settle(3)
