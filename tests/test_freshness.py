@@ -333,3 +333,19 @@ def test_watch_keeps_the_chunks_of_a_root_that_disappears(tmp_path, run, brain_p
     assert code == 0, watcher.seen
     assert f"root missing, chunks kept: {notes}" in line
     assert state(brain_path) == before
+
+
+def test_watch_embeds_each_batch(tmp_path, run, ollama):
+    notes = tmp_path / "notes"
+    write(notes, {"alpha.md": NOTES["alpha.md"]})
+    run("brain", "ingest", notes)
+    watcher = Watcher()
+    try:
+        watcher.wait_for("watching 1 roots")
+        (notes / "kiln.md").write_text("# Kiln\n\nThe pottery kiln fires at 1260 degrees.\n")
+        line = watcher.wait_for(" changed: ")
+    finally:
+        assert watcher.stop() == 0
+    assert "1 ingested" in line and line.endswith("embedded 1")
+    result = run("brain", "recall", "pottery kiln degrees", "--mode", "dense", "--json", "-k", "1")
+    assert json.loads(result.stdout)["path"] == str(notes / "kiln.md")
