@@ -317,6 +317,8 @@ def update_cmd(paths, no_embed, no_progress, as_json, db_path):
     """
     with _open(db_path) as sb:
         report = sb.update(list(paths), embed=not no_embed, progress=not no_progress)
+    if not report.roots:
+        click.echo("no roots yet: each folder or file given to llm brain ingest becomes one", err=True)
     if as_json:
         click.echo(json.dumps(report.as_dict()))
     else:

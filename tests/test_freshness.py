@@ -121,6 +121,12 @@ def test_a_missing_root_is_reported_and_its_chunks_kept(run, notes, tmp_path, br
     assert state(brain_path) == ([], [])
 
 
+def test_update_without_roots_says_how_to_make_one(run):
+    run("brain", "ingest", "-", "--name", "pasted", "--no-embed", input="Standard input is no root.\n")
+    result = run("brain", "update", "--no-embed")
+    assert "no roots yet" in result.stderr and result.stdout.startswith("total: 0 files seen")
+
+
 def test_bad_names_are_one_line_errors(run, notes):
     run("brain", "ingest", notes, "--no-embed")
     for args in (("roots", "--remove", "/no/such/root"), ("update", "/no/such/root")):
