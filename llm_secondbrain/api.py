@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from . import config
 from .options import RecallOptions
 from .recall import Hit, RecallResult
 from .store import Brain, open_brain
+
+if TYPE_CHECKING:
+    from .ingest import IngestReport
+    from .roots import UpdateReport
 
 
 class SecondBrain:
@@ -47,18 +51,26 @@ class SecondBrain:
     # -- writing -------------------------------------------------------------------------------
 
     def ingest(self, paths: list[str | os.PathLike], *, embed: bool = True, progress: bool = False,
-               **options: Any):
+               remember: bool = True, **options: Any):
         """Ingest files, folders and '-' (see `llm brain ingest --help` for the options), and
         with llm_logs=True the conversations llm logged (logs_db=, include_brain_turns=,
-        since=), then embed what was staged unless embed=False. Returns the IngestReport; its `embedding`
+        since=), then embed what was staged unless embed=False. Each path given is remembered
+        as a root that `update` and `watch` follow (remember=False: not). Returns the
+        IngestReport; its `embedding`
         says what embedding did, or why it is pending (Ollama down: the chunks are stored all
-        the same and `embed()` finishes later). Raises only for what stops the ingest itself."""
+        the same and `embed()` finishes later). Raises only for what stops the ingest itself.
+        Each file or folder is remembered as a root with these options (`update` replays
+        them); `remember=False` is for the replay itself."""
+        from . import roots
         from .ingest import ingest
 
-        from .ingest import IngestInterrupted
         from .embed import pending_count
+        from .ingest import IngestInterrupted
 
-        report = ingest(self.brain, [str(p) for p in paths], self.model_settings(), **options)
+        targets = [str(p) for p in paths]
+        report = ingest(self.brain, targets, self.model_settings(), **options)
+        if remember:
+            roots.record(self.brain, targets, options, strip_emails=self.settings.strip_emails)
         if embed:
             try:
                 report.embedding = self.embed_pending_quietly(progress=progress)
@@ -115,6 +127,38 @@ class SecondBrain:
             query_prefix=settings.query_prefix if settings.query_prefix is not None else built.get("query_prefix"),
         )
 
+    def update(self, paths: list[str] | None = None, *, embed: bool = True,
+               progress: bool = False) -> UpdateReport:
+        """Re-ingest every root (or the roots named) with the options it was ingested with,
+        then embed what is pending. Returns a roots.UpdateReport: per root and in total."""
+        from . import roots
+
+        return roots.update(self, paths, embed=embed, progress=progress)
+
+    def roots(self) -> list[dict]:
+        """The roots `update` replays: path, options, last explicit ingest, last update."""
+        from . import roots
+
+        return [root.as_dict() for root in roots.all_roots(self.brain)]
+
+    def remove_root(self, path: str) -> None:
+        """Stop tracking a root; its chunks stay until `forget`."""
+        from . import roots
+        from .sources import resolve
+
+        if not roots.remove(self.brain, path if path == roots.LLM_LOGS else resolve(path)):
+            raise ValueError(f"not a root: {path} (see: llm brain roots)")
+
+    def refresh(self, paths: list[str]) -> IngestReport:
+        """Bring these files (or folders) in line with the disk, each with its root's options:
+        re-ingest what changed, remove what is gone. Returns the IngestReport."""
+        from . import roots
+
+        known = roots.all_roots(self.brain)
+        report, touched = roots.reconcile(self.brain, self.model_settings(), paths, known)
+        roots.mark_updated(self.brain, touched)
+        return report
+
     def forget(self, *, paths=(), project: str | None = None, source: str | None = None) -> tuple[int, int]:
         """Remove chunks everywhere by path (file or folder), project or source."""
         return self.brain.forget(paths=paths, project=project, source=source)
@@ -127,7 +171,7 @@ class SecondBrain:
         says which) and is found by its words meanwhile."""
         from . import facts
 
-        fact = facts.remember(self.brain, self.settings, text, tags=tags, project=project,
+        fact = facts.remember(self.brain, self.model_settings(), text, tags=tags, project=project,
                               origin=origin, turn=turn)
         if embed:
             fact.embedding = self.embed_pending_quietly()
@@ -172,11 +216,14 @@ class SecondBrain:
         project, source, path, since, until, ...). See `search` for the degradation notes."""
         return self.search(query, options, **kwargs).hits
 
-    def search(self, query: str, options: RecallOptions | None = None, **kwargs: Any) -> RecallResult:
+    def search(self, query: str, options: RecallOptions | None = None, *, fresh: bool = False,
+               **kwargs: Any) -> RecallResult:
         """Like `recall`, returning a RecallResult: the hits, the mode actually used and, when
         dense retrieval was unavailable, one-line notes saying why (it never raises for that:
-        it answers lexically)."""
+        it answers lexically). Hits whose file changed or vanished since it was ingested are
+        in `stale`, with a note; `fresh=True` re-ingests those files and recalls again."""
         from .recall import recall
+        from .stale import stale_hits, stale_note
 
         if not query.strip():
             raise ValueError("the query is empty: say what to look for")
@@ -188,7 +235,15 @@ class SecondBrain:
         if options.mode != "lexical":
             vector, notes = self.query_vector(query)
         result = recall(self.brain.conn, query, options, vector)
-        result.notes = notes + result.notes
+        result.stale, files = stale_hits(self.brain, result.hits)
+        if fresh and files:
+            self.refresh(sorted(files))
+            if options.mode != "lexical":
+                self.embed_pending_quietly()
+                vector, notes = self.query_vector(query)
+            result = recall(self.brain.conn, query, options, vector)
+            result.stale, files = stale_hits(self.brain, result.hits)
+        result.notes = notes + result.notes + ([stale_note(len(files))] if files else [])
         return result
 
     def _check_project(self, project: str | None) -> None:
@@ -240,8 +295,17 @@ def context_text(result: RecallResult, budget: int) -> str:
         return "The second brain holds nothing that matches."
     parts: list[str] = []
     used = 0
+    if result.stale:
+        from .stale import stale_note
+
+        files = {hit.path for hit in result.hits if hit.id in result.stale}
+        warning = f"Warning: {stale_note(len(files))}; passages marked (changed) may no longer be in the file."
+        parts.append(warning)
+        used += len(warning) + 2
     for rank, hit in enumerate(result.hits, start=1):
         header = f"[{rank}] {hit.citation}" + (f" (project {hit.project})" if hit.project else "")
+        if hit.id in result.stale:
+            header += " (changed)"
         room = budget - used - len(header) - 2
         if room < 80:
             break

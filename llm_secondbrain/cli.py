@@ -112,8 +112,9 @@ def path_cmd(datasette, db_path):
 @click_options
 @json_option
 @click.option("--explain", is_flag=True, help="Show each lane's rank and contribution")
+@click.option("--fresh", is_flag=True, help="First re-ingest the hits' files that changed since they were ingested")
 @db_option
-def recall_cmd(query, as_json, explain, db_path, **values):
+def recall_cmd(query, as_json, explain, fresh, db_path, **values):
     """Find what the brain knows about QUERY, by meaning and by exact token.
 
     Exact identifiers in the query (INV/2026/00037, an IBAN however it is spaced, an
@@ -131,7 +132,7 @@ def recall_cmd(query, as_json, explain, db_path, **values):
         values["path"] = _path_filter(values["path"])
     options = from_click(values)
     with _open(db_path) as sb:
-        result = sb.search(" ".join(query), options)
+        result = sb.search(" ".join(query), options, fresh=fresh)
     for note in result.notes:
         click.echo(note, err=True)
     if explain and not as_json and result.mode == "hybrid":
@@ -139,7 +140,7 @@ def recall_cmd(query, as_json, explain, db_path, **values):
         click.echo(f"[hybrid: {result.fusion} fusion; weights {weights} ({result.why})]")
     for rank, hit in enumerate(result.hits, start=1):
         if as_json:
-            click.echo(json.dumps({"rank": rank, **hit.as_dict()}))
+            click.echo(json.dumps({"rank": rank, **hit.as_dict(), "stale": hit.id in result.stale}))
             continue
         click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}  [{hit.project}]")
         snippet = " ".join(hit.text.split())
@@ -518,3 +519,115 @@ def mcp_cmd(read_only, db_path):
         raise _fail("llm brain mcp needs the mcp extra: llm install 'llm-secondbrain[mcp]'") from None
     with _open(db_path, create=not read_only) as sb:
         serve(sb, read_only=read_only)
+
+
+@brain.command(name="update")
+@click.argument("paths", nargs=-1)
+@click.option("--no-embed", is_flag=True, help="Only store; embed later with: llm brain embed")
+@click.option("--no-progress", is_flag=True, help="Hide the embedding progress bar")
+@json_option
+@db_option
+def update_cmd(paths, no_embed, no_progress, as_json, db_path):
+    """Re-ingest every root (or the roots PATHS) with the options it was ingested with.
+
+    A root is each folder or file given to ingest; the last ingest of a path decides its
+    options. Unchanged files cost a stat each. A root that no longer exists is reported and
+    its chunks are kept (a missing mount must not erase a brain).
+    """
+    with _open(db_path) as sb:
+        report = sb.update(list(paths), embed=not no_embed, progress=not no_progress)
+    if not report.roots:
+        click.echo("no roots yet: each folder or file given to llm brain ingest becomes one", err=True)
+    if as_json:
+        click.echo(json.dumps(report.as_dict()))
+    else:
+        for line in report.lines():
+            click.echo(line)
+    embedding = report.total.embedding or {}
+    if embedding.get("error") and not as_json:
+        click.echo(f"{embedding['pending']} chunks stored, embedding pending "
+                   f"({embedding['error'].rstrip('.')}); run: llm brain embed", err=True)
+    failed = [r for r in report.roots if r.status == "failed"]
+    if failed:  # the others were brought up to date; a script still learns that one was not
+        raise _fail(f"{len(failed)} of {len(report.roots)} roots could not be updated")
+
+
+@brain.command(name="roots")
+@click.option("--remove", "remove", metavar="PATH", help="Stop tracking this root (its chunks stay until forget)")
+@json_option
+@db_option
+def roots_cmd(remove, as_json, db_path):
+    """List the roots update and watch follow: each with its options and when it was last
+    brought up to date."""
+    with _open(db_path) as sb:
+        if remove is not None:
+            sb.remove_root(remove)
+            click.echo(f"no longer tracking {remove}; its chunks stay (llm brain forget {remove})")
+            return
+        rows = sb.roots()
+    for row in rows:
+        if as_json:
+            click.echo(json.dumps(row))
+            continue
+        options = " ".join(_as_flags(row["options"]))
+        state = "" if row["exists"] else "  (missing: chunks kept)"
+        click.echo(f"{row['path']}\t{options or '-'}\tupdated {row['updated']}{state}")
+
+
+def _as_flags(options: dict) -> list[str]:
+    """A root's remembered options as the ingest flags that would give them."""
+    flags = []
+    for key, value in sorted(options.items()):
+        if key == "max_bytes":
+            flags.append(f"--max-size {value / 1024 / 1024:.2g}")
+        elif value is True:
+            flags.append(f"--{key.replace('_', '-')}")
+        else:
+            flags += [f"--{key.replace('_', '-')} {v}" for v in (value if isinstance(value, list) else [value])]
+    return flags
+
+
+@brain.command(name="watch")
+@click.argument("paths", nargs=-1)
+@click.option("--no-embed", is_flag=True, help="Only store; embed later with: llm brain embed")
+@click.option("--debounce", type=click.IntRange(min=50), default=1600, show_default=True,
+              help="Longest a burst of changes is gathered into one batch, in ms")
+@db_option
+def watch_cmd(paths, no_embed, debounce, db_path):
+    """Keep the brain up to date while this runs: every root, or the roots PATHS.
+
+    Brings each root up to date first (changes made while it was stopped), then ingests
+    changed files in debounced batches, one line per batch. Ctrl-C stops it cleanly.
+    Needs the watch extra: llm install 'llm-secondbrain[watch]'.
+    """
+    import signal
+
+    try:
+        import watchfiles  # noqa: F401  (the [watch] extra)
+    except ImportError:
+        raise _fail("llm brain watch needs the watch extra: llm install 'llm-secondbrain[watch]'") from None
+    from .roots import LLM_LOGS, all_roots, select
+    from .watch import Watch, WatchError
+
+    # a service manager stops us with SIGTERM: end as cleanly as on Ctrl-C
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    batches = 0
+    with _open(db_path) as sb:
+        chosen = select(all_roots(sb.brain), paths) if paths else all_roots(sb.brain)
+        chosen = [r for r in chosen if r.path != LLM_LOGS]  # llm's log is followed by update
+        if not chosen:
+            raise _fail("no roots to watch yet: ingest a folder first (llm brain ingest PATH)")
+        try:
+            with Watch(sb, chosen, embed=not no_embed, debounce_ms=debounce) as watch:
+                report = sb.update([r.path for r in chosen], embed=not no_embed, progress=False)
+                for line in report.lines():
+                    click.echo(line)
+                click.echo(f"watching {len(watch.watched)} roots (Ctrl-C to stop)")
+                for batch in watch.batches():
+                    batches += 1
+                    click.echo(batch.line())
+        except KeyboardInterrupt:
+            pass
+        except WatchError as e:
+            raise _fail(str(e)) from None
+    click.echo(f"stopped after {batches} batches; the brain is up to date as of the last one")

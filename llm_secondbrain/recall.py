@@ -171,6 +171,7 @@ class RecallResult:
     weights: dict[str, float] = field(default_factory=dict)  # hybrid: the lane weights used
     fusion: str | None = None  # hybrid: "zscore" or "rrf"
     why: str | None = None  # hybrid: why these weights (question, keywords, given)
+    stale: set[int] = field(default_factory=set)  # hits whose file changed since it was ingested
 
 
 # --- query analysis ----------------------------------------------------------------------------

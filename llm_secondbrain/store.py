@@ -235,8 +235,18 @@ def _m6_remembered_facts(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX IF NOT EXISTS facts_sha ON facts(sha)")
 
 
+def _m7_roots(db: sqlite_utils.Database) -> None:
+    """`roots`: each folder or file given to an explicit ingest, with that call's options
+    (JSON), so `llm brain update` and `watch` can replay it without the user remembering how.
+    `ingested` is the last explicit ingest (the later one decides when roots overlap),
+    `updated` when the root was last brought up to date."""
+    if not db["roots"].exists():
+        db["roots"].create({"path": str, "options": str, "ingested": str, "updated": str}, pk="path")
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
-              _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts]
+              _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts,
+              _m7_roots]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -160,10 +160,12 @@ def test_second_run_changes_nothing_and_new_turns_come_in(run, logs, brain_path)
     run("-m", "echo", "-c", "The embassy appointment is on the ninth")
     first = ingest(run)
     assert first["ingested"] == 1
-    before = dump_brain(brain_path)
+    stored = "SELECT * FROM chunks ORDER BY id", "SELECT * FROM files ORDER BY path"
+    before = [rows(brain_path, sql) for sql in stored]
     again = ingest(run)
     assert again["ingested"] == 0 and again["chunks_added"] == 0 and again["unchanged"] == 1
-    assert dump_brain(brain_path) == before
+    # no stored row changes (only the roots table notes when the logs were last read)
+    assert [rows(brain_path, sql) for sql in stored] == before
 
     run("-m", "echo", "-c", "Bring two photos to the embassy")
     third = ingest(run)
@@ -360,3 +362,17 @@ def test_llm_keeps_working_while_an_ingest_reads_its_log(tmp_path, logs, run):
     found = rows(tmp_path / "final.db",
                  "SELECT count(*) FROM chunks WHERE role = 'user' AND text LIKE 'concurrent prompt %'")
     assert found == [(4,)]
+
+
+def test_the_logs_are_a_root_that_update_keeps_current(run, logs, brain_path):
+    run("-m", "echo", "The plumber comes on Thursday")
+    ingest(run, "--include-brain-turns")
+    roots = [json.loads(line) for line in run("brain", "roots", "--json").output.splitlines()]
+    assert [(r["path"], r["options"]) for r in roots] == [
+        ("llm:logs", {"include_brain_turns": True, "llm_logs": True})]
+    run("-m", "echo", "-c", "Ask the plumber about the boiler pressure")
+    report = json.loads(run("brain", "update", "--no-embed", "--json").output.strip().splitlines()[-1])
+    assert report["total"]["chunks_added"] == 2
+    assert recall(run, "boiler pressure", "--source", "llm")[0]["text"] == "Ask the plumber about the boiler pressure"
+    run("brain", "roots", "--remove", "llm:logs")
+    assert run("brain", "roots", "--json").output.strip() == ""
