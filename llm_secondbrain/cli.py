@@ -299,3 +299,28 @@ def reembed_cmd(db_path, **kwargs):
 def _looks_like_path(name: str) -> bool:
     """stdin sources are stored under their --name verbatim; anything else is a filesystem path."""
     return Path(name).is_absolute() or Path(name).exists() or "/" in name or name.startswith(".")
+
+
+@brain.command(name="eval")
+@click.argument("queries_file", metavar="QUERIES.jsonl", type=click.File("r", encoding="utf-8"))
+@click.option("--mode", "modes", multiple=True, type=click.Choice(["hybrid", "dense", "lexical"]),
+              help="Score this mode (repeatable; default: all three)")
+@click.option("--per-query", is_flag=True, help="With --json: every query's figures and top notes too")
+@json_option
+@db_option
+def eval_cmd(queries_file, modes, per_query, as_json, db_path):
+    """Score recall on your own golden queries: hit@1, MRR@10, nDCG@10, recall@10 per mode.
+
+    QUERIES.jsonl holds one {"id", "query", "answers": [paths], "class"} per line (class is
+    optional). Hits are ranked by note; an answer matches a stored path that ends with it.
+    """
+    from .evaluate import evaluate, read_queries, table
+
+    queries = read_queries(queries_file)
+    if not queries:
+        raise _fail("no queries in the file")
+    with _open(db_path) as sb:
+        report = evaluate(sb, queries, modes or ("hybrid", "dense", "lexical"))
+    if not per_query:
+        report.pop("queries")
+    click.echo(json.dumps(report, indent=2) if as_json else table(report))

@@ -147,6 +147,7 @@ class RecallResult:
     weights: dict[str, float] = field(default_factory=dict)  # hybrid: the lane weights used
     fusion: str | None = None  # hybrid: "zscore" or "rrf"
     why: str | None = None  # hybrid: why these weights (question, keywords, given)
+    relevant: bool = True  # False: no hit clears the relevance floor ("nothing matches")
 
 
 # --- query analysis ----------------------------------------------------------------------------
@@ -518,6 +519,19 @@ def _hits(conn, scored: list[tuple[int, dict]]) -> list[Hit]:
     return hits
 
 
+def per_note(scored: list[tuple[int, dict]], groups: dict[int, tuple], limit: int) -> list[tuple[int, dict]]:
+    """At most `limit` chunks of one note, in order: a long note that matches everywhere
+    must not fill the page and hide the next best notes."""
+    taken: dict[tuple, int] = {}
+    out = []
+    for cid, entry in scored:
+        key = groups.get(cid, (None, cid))
+        if taken.get(key, 0) < limit:
+            taken[key] = taken.get(key, 0) + 1
+            out.append((cid, entry))
+    return out
+
+
 _executor: ThreadPoolExecutor | None = None
 
 
@@ -600,6 +614,7 @@ def recall(conn, query: str, options: RecallOptions | None = None,
             head.append((cid, entry))
         chosen = set(verbatim)
         scored = head + [(cid, e) for cid, e in scored if cid not in chosen]
+    scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
     result = RecallResult(_hits(conn, scored[:k]), used)
     if used == "hybrid":
         result.weights = weights
