@@ -203,12 +203,16 @@ def content_words(query: str) -> str:
 
 
 def lexical_match(conn, query: str) -> str | None:
-    """The lane's FTS5 query: the content words (rarest first within LEXICAL_BUDGET), OR each
-    multi-word code span as a phrase, so a note holding `rel="noopener"` as written scores
-    that phrase's rarity on top of its words'."""
-    words = fts_query(bounded_words(conn, content_words(query)))
-    phrases = [_phrase_fts(span) for span in code_spans(query) if len(_WORD.findall(span)) > 1]
-    parts = [p for p in [words, *phrases] if p]
+    """The lane's FTS5 query: the content words outside code spans (rarest first within
+    LEXICAL_BUDGET), OR each code span as one phrase, its stopwords kept: a note holding
+    `rel="noopener"` as written scores that phrase's rarity, and the span's words are not
+    counted twice (once alone, once in the phrase)."""
+    spans = code_spans(query)
+    prose = _BACKTICKS.sub(" ", query)
+    for span in spans:
+        prose = prose.replace(span, " ")
+    words = fts_query(bounded_words(conn, content_words(prose))) if _WORD.search(prose) else None
+    parts = [p for p in [words, *map(_phrase_fts, spans)] if p]
     return " OR ".join(dict.fromkeys(parts)) if parts else None
 
 
