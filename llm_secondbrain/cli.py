@@ -101,19 +101,22 @@ def recall_cmd(query, as_json, explain, db_path, **values):
     if explain and not as_json and result.mode == "hybrid":
         weights = ", ".join(f"{lane} {w:g}" for lane, w in result.weights.items())
         click.echo(f"[hybrid: {result.fusion} fusion; weights {weights} ({result.why})]")
+    if not result.relevant:
+        click.echo("nothing in the brain matches", err=True)
+        return
     for rank, hit in enumerate(result.hits, start=1):
         if as_json:
-            click.echo(json.dumps({"rank": rank, **hit.as_dict()}))
+            click.echo(json.dumps({"rank": rank, "mode": result.mode, "scale": result.scale,
+                                   **hit.as_dict()}))
             continue
         click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}  [{hit.project}]")
-        snippet = " ".join(hit.text.split())
-        click.echo(f"    {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
+        click.echo(f"    {hit.snippet}")
         if explain:
             parts = [f"{lane} #{r}" + (f" +{hit.contributions[lane]:.4f}" if lane in hit.contributions else "")
                      for lane, r in sorted(hit.ranks.items())]
             click.echo(f"    [{result.mode}] " + ", ".join(parts))
     if not result.hits and not as_json:
-        click.echo("no matches", err=True)
+        click.echo("nothing in the brain matches", err=True)
 
 
 @brain.command(name="ingest")

@@ -23,6 +23,7 @@ def _search(query: str, options: RecallOptions):
         if note not in _said:  # llm may resolve one fragment several times in a run
             _said.add(note)
             print(note, file=sys.stderr)
+    result.hits = result.hits if result.relevant else []  # below the floor: nothing matches
     return result, settings
 
 
