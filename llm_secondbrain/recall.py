@@ -792,16 +792,26 @@ def promote(scored: list[tuple[int, dict]], holders: dict[int, tuple[int, bool, 
     return head + [(cid, e) for cid, e in scored if cid not in holders]
 
 
-def relevant(lanes: dict[str, list[tuple[int, float]]], holders: dict) -> bool:
-    """Does any hit clear the relevance floor? A literal term found always does. With meaning
-    available the best cosine must reach DENSE_FLOOR: unrelated text still shares common words
-    with almost any query, so a lexical match alone proves nothing. Without meaning any
-    lexical match counts (a lexical search cannot tell more)."""
+def relevant(conn, query: str, lanes: dict[str, list[tuple[int, float]]], holders: dict,
+             filters: Filters | None = None) -> bool:
+    """Does any hit clear the relevance floor? A literal term found does, and so does a chunk
+    holding every content word of the query. Otherwise, with meaning available, the best
+    cosine must reach DENSE_FLOOR: unrelated text shares some common words with almost any
+    query, so a partial lexical match proves nothing. Without meaning any lexical match counts
+    (a lexical search cannot tell more)."""
     if holders:
         return True
-    if "dense" in lanes:
-        return bool(lanes["dense"]) and lanes["dense"][0][1] >= DENSE_FLOOR
-    return bool(lanes.get("lexical"))
+    if "dense" in lanes and lanes["dense"] and lanes["dense"][0][1] >= DENSE_FLOOR:
+        return True
+    words = list(dict.fromkeys(w.lower() for w in content_words(query).split()))[:MAX_QUERY_TERMS]
+    if "dense" not in lanes:
+        return bool(lanes.get("lexical"))
+    if not words:
+        return False
+    match = " AND ".join('"' + w.replace('"', '""') + '"' for w in words)
+    sql, params = _filtered("SELECT 1 FROM fts_chunks JOIN chunks c ON c.id = fts_chunks.rowid "
+                            "WHERE fts_chunks MATCH ?", filters, [match])
+    return conn.execute(sql + " LIMIT 1", params).fetchone() is not None
 
 
 def recall(conn, query: str, options: RecallOptions | None = None,
@@ -835,7 +845,7 @@ def recall(conn, query: str, options: RecallOptions | None = None,
     scored = promote(scored, holders, by_title=not is_natural(query))
     scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
     result = RecallResult(_hits(conn, scored[:options.k], query), used,
-                          relevant=relevant(lanes, holders))
+                          relevant=relevant(conn, query, lanes, holders, filters))
     result.scale = SCALES["rrf" if used == "hybrid" and options.fusion == "rrf" else used]
     if used == "hybrid":
         result.weights = weights

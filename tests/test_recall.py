@@ -47,7 +47,7 @@ def invoices(tmp_path, run, ollama):
 
 
 def recall_json(run, *args):
-    out = run("brain", "recall", *args, "--json").output
+    out = run("brain", "recall", *args, "--json").stdout
     return [json.loads(line) for line in out.splitlines()]
 
 
@@ -185,7 +185,7 @@ def test_json_and_explain_output(run, invoices):
     assert "[hybrid]" in out and "dense #" in out and "lexical #" in out
     assert "zscore fusion" in out and "lexical 1" in out
     out = run("brain", "recall", "why was the workshop billed twice?", "--explain", "-k", "2").output
-    assert "lexical 0.05 (natural language" in out
+    assert "lexical 0.05 (question" in out
     out = run("brain", "recall", "credit note", "--explain", "--fusion", "rrf",
               "--lexical-weight", "0.5", "-k", "2").output
     assert "rrf fusion; weights dense 1, lexical 0.5 (weights given)" in out
