@@ -101,8 +101,9 @@ def recall_cmd(query, as_json, explain, db_path, **values):
     if explain and not as_json and result.mode == "hybrid":
         weights = ", ".join(f"{lane} {w:g}" for lane, w in result.weights.items())
         click.echo(f"[hybrid: {result.fusion} fusion; weights {weights} ({result.why})]")
-    if not result.relevant:
-        click.echo("nothing in the brain matches", err=True)
+    if not result.relevant or not result.hits:
+        if not as_json:  # --json: no lines is the answer, as before
+            click.echo("nothing in the brain matches", err=True)
         return
     for rank, hit in enumerate(result.hits, start=1):
         if as_json:
@@ -115,8 +116,6 @@ def recall_cmd(query, as_json, explain, db_path, **values):
             parts = [f"{lane} #{r}" + (f" +{hit.contributions[lane]:.4f}" if lane in hit.contributions else "")
                      for lane, r in sorted(hit.ranks.items())]
             click.echo(f"    [{result.mode}] " + ", ".join(parts))
-    if not result.hits and not as_json:
-        click.echo("nothing in the brain matches", err=True)
 
 
 @brain.command(name="ingest")
