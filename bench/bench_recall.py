@@ -37,14 +37,16 @@ import brains  # noqa: E402
 
 from llm_secondbrain import recall as R  # noqa: E402
 from llm_secondbrain.ollama import EmbedError, get_embedder, normalise  # noqa: E402
+from llm_secondbrain.config import max_chars_for  # noqa: E402
+from llm_secondbrain.options import RecallOptions  # noqa: E402
 from llm_secondbrain.store import open_brain  # noqa: E402
 
 MODES = {
-    # name: keyword arguments for recall.recall()
+    # name: RecallOptions fields for recall.recall()
     "dense": {"mode": "dense"},
     "lexical": {"mode": "lexical"},
-    "hybrid": {},  # the defaults: z-score fusion, query-adaptive weights
-    "hybrid-rrf": {"fusion": "rrf", "weights": {"dense": 1.0, "lexical": 1.0}},  # the old default
+    "hybrid": {},  # the defaults: z-score fusion, lane weights from FUSION_RULES
+    "hybrid-rrf": {"fusion": "rrf", "lexical_weight": 1.0},  # the old default
 }
 
 
@@ -87,7 +89,8 @@ def run_queries(db: Path, settings, queries: list[dict], qrels: dict, k: int,
                 continue
             blob = vectors[q["_id"]]
             for name, kwargs in modes.items():
-                result = R.recall(brain.conn, q["text"], k=k, query_vector=lambda: blob, **kwargs)
+                options = RecallOptions(k=k, per_note=1, **kwargs)  # ranked by document
+                result = R.recall(brain.conn, q["text"], options, query_vector=blob)
                 runs[name].append((q["_id"], documents(result.hits)))
     finally:
         brain.close()
@@ -167,8 +170,8 @@ def latency(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", default=os.environ.get("OLLAMA_URL") or brains.DEFAULT_URL)
-    parser.add_argument("--max-chars", type=int, default=1000,
-                        help="chunk size (MiniLM reads at most 256 word pieces, ~1000 chars)")
+    parser.add_argument("--max-chars", type=int, default=max_chars_for(brains.MODEL),
+                        help="chunk size (default: what `llm brain ingest` uses for the model)")
     parser.add_argument("--train", action="store_true", help="also report the SciFact train split")
     parser.add_argument("--only", choices=["scifact", "notes", "latency"], action="append")
     parser.add_argument("--sizes", default="10000,100000",

@@ -123,6 +123,7 @@ class SecondBrain:
             built = json.loads(target)
         return config.replace(
             settings, embed_model=built["embed_model"],
+            max_chars=settings.max_chars if settings.max_chars_set else config.max_chars_for(built["embed_model"]),
             doc_prefix=settings.doc_prefix if settings.doc_prefix is not None else built.get("doc_prefix"),
             query_prefix=settings.query_prefix if settings.query_prefix is not None else built.get("query_prefix"),
         )

@@ -138,19 +138,21 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
     if explain and not as_json and result.mode == "hybrid":
         weights = ", ".join(f"{lane} {w:g}" for lane, w in result.weights.items())
         click.echo(f"[hybrid: {result.fusion} fusion; weights {weights} ({result.why})]")
+    if not result.relevant or not result.hits:
+        if not as_json:  # --json: no lines is the answer, as before
+            click.echo("nothing in the brain matches", err=True)
+        return
     for rank, hit in enumerate(result.hits, start=1):
         if as_json:
-            click.echo(json.dumps({"rank": rank, **hit.as_dict(), "stale": hit.id in result.stale}))
+            click.echo(json.dumps({"rank": rank, "mode": result.mode, "scale": result.scale,
+                                   **hit.as_dict(), "stale": hit.id in result.stale}))
             continue
         click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}  [{hit.project}]")
-        snippet = " ".join(hit.text.split())
-        click.echo(f"    {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
+        click.echo(f"    {hit.snippet}")
         if explain:
             parts = [f"{lane} #{r}" + (f" +{hit.contributions[lane]:.4f}" if lane in hit.contributions else "")
                      for lane, r in sorted(hit.ranks.items())]
             click.echo(f"    [{result.mode}] " + ", ".join(parts))
-    if not result.hits and not as_json:
-        click.echo("no matches", err=True)
 
 
 @brain.command(name="ingest")
@@ -631,3 +633,32 @@ def watch_cmd(paths, no_embed, debounce, db_path):
         except WatchError as e:
             raise _fail(str(e)) from None
     click.echo(f"stopped after {batches} batches; the brain is up to date as of the last one")
+
+
+@brain.command(name="eval")
+@click.argument("queries_file", metavar="QUERIES.jsonl", type=click.File("r", encoding="utf-8"))
+@click.option("--mode", "modes", multiple=True, type=click.Choice(["hybrid", "dense", "lexical"]),
+              help="Score this mode (repeatable; default: all three)")
+@click.option("--per-query", is_flag=True, help="With --json: every query's figures and top notes too")
+@json_option
+@db_option
+def eval_cmd(queries_file, modes, per_query, as_json, db_path):
+    """Score recall on your own golden queries: hit@1, MRR@10, nDCG@10, recall@10 per mode.
+
+    QUERIES.jsonl holds one {"id", "query", "answers": [paths], "class"} per line (class is
+    optional). Hits are ranked by note; an answer matches a stored path that ends with it.
+
+    \b
+    Example:
+        llm brain eval golden.jsonl --mode hybrid --json
+    """
+    from .evaluate import evaluate, read_queries, table
+
+    queries = read_queries(queries_file)
+    if not queries:
+        raise _fail("no queries in the file")
+    with _open(db_path) as sb:
+        report = evaluate(sb, queries, modes or ("hybrid", "dense", "lexical"))
+    if not per_query:
+        report.pop("queries")
+    click.echo(json.dumps(report, indent=2) if as_json else table(report))

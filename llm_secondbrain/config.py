@@ -78,8 +78,29 @@ class Settings:
     # default for a brain that has none yet.
     embed_model_set: bool = True
     progress_seconds: float = 5.0  # between progress lines when stderr is not a terminal
+    max_chars_set: bool = True  # SECONDBRAIN_MAX_CHARS given: else the chunk size follows the model
     scrub_allow: str | None = None  # a file of allow patterns, one regex a line
     extra: dict = field(default_factory=dict)
+
+
+# Characters per chunk that a model's context reads whole (about 4 characters a token, less for
+# code): a longer chunk's tail is never embedded. Matched as a prefix of the model's name.
+_MODEL_CHARS = (
+    ("all-minilm", 1000), ("all-mpnet", 1500), ("paraphrase-multilingual", 500),  # 256/384/128 pieces
+    ("mxbai-embed-large", 1600), ("bge-", 1600), ("snowflake-arctic-embed", 1600),  # 512 tokens
+    ("nomic-embed-text", 1600), ("granite-embedding", 1600),  # 8192 / 512 tokens
+)
+
+
+def max_chars_for(model: str) -> int:
+    """The default chunk size for an embedding model: what its context reads whole (MiniLM
+    truncates at 256 word pieces, about 1,000 characters), capped at DEFAULT_MAX_CHARS so a
+    long-context model still gets chunks small enough to cite one passage."""
+    name = model.lower().split("/")[-1]
+    for prefix, chars in _MODEL_CHARS:
+        if name.startswith(prefix):
+            return min(chars, DEFAULT_MAX_CHARS)
+    return DEFAULT_MAX_CHARS
 
 
 def load(env: dict | None = None, db: str | os.PathLike | None = None) -> Settings:
@@ -87,15 +108,17 @@ def load(env: dict | None = None, db: str | os.PathLike | None = None) -> Settin
     env = dict(os.environ if env is None else env)
     db_raw = str(db) if db is not None else env.get("SECONDBRAIN_DB") or DEFAULT_DB
     ollama = env.get("OLLAMA_URL") or env.get("OLLAMA_HOST") or DEFAULT_OLLAMA_URL
-    max_chars = _int_env(env, "SECONDBRAIN_MAX_CHARS", DEFAULT_MAX_CHARS)
+    embed_model = (env.get("SECONDBRAIN_EMBED_MODEL") or DEFAULT_EMBED_MODEL).strip()
+    max_chars = _int_env(env, "SECONDBRAIN_MAX_CHARS", max_chars_for(embed_model))
     min_chars = _int_env(env, "SECONDBRAIN_MIN_CHARS", DEFAULT_MIN_CHARS)
     if min_chars >= max_chars:
         raise ValueError("SECONDBRAIN_MIN_CHARS must be smaller than SECONDBRAIN_MAX_CHARS")
     return Settings(
         db_path=Path(os.path.expanduser(db_raw)),
         ollama_url=normalise_ollama_url(ollama),
-        embed_model=(env.get("SECONDBRAIN_EMBED_MODEL") or DEFAULT_EMBED_MODEL).strip(),
+        embed_model=embed_model,
         embed_model_set=bool((env.get("SECONDBRAIN_EMBED_MODEL") or "").strip()),
+        max_chars_set=bool(env.get("SECONDBRAIN_MAX_CHARS", "").strip()),
         progress_seconds=_float_env(env, "SECONDBRAIN_PROGRESS_SECONDS", 5.0),
         max_chars=max_chars,
         min_chars=min_chars,

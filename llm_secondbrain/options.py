@@ -18,6 +18,7 @@ DEFAULT_K = 10
 DEFAULT_POOL = 200  # candidates per lane; z statistics over their files (SciFact train: 50 -> 200 +0.002)
 DEFAULT_RRF_K = 60
 DEFAULT_FUSION = "zscore"
+DEFAULT_PER_NOTE = 3  # chunks of one note among the hits: results spread over notes
 MAX_K = 1000
 
 
@@ -45,6 +46,8 @@ class RecallOptions:
     since: str | None = _opt(None, "Only chunks dated on or after this date (2026-03-01, "
                                    "2026-03-01T14:30, 7d, yesterday; bare dates in your time zone)")
     until: str | None = _opt(None, "Only chunks dated on or before this date (same forms as --since)")
+    per_note: int = _opt(DEFAULT_PER_NOTE, "At most this many chunks of one note",
+                         flags=("--per-note",), minimum=1)
     pool: int = _opt(DEFAULT_POOL, "Candidates taken from each lane before fusion",
                      bench=True, minimum=1)
     fusion: str = _opt(DEFAULT_FUSION, "Hybrid: fuse normalised scores, or reciprocal ranks",
@@ -65,8 +68,8 @@ class RecallOptions:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if self.fusion not in FUSIONS:
             raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}, not {self.fusion!r}")
-        if self.pool < 1 or self.rrf_k < 1:
-            raise ValueError("pool and rrf_k must be at least 1")
+        if self.pool < 1 or self.rrf_k < 1 or self.per_note < 1:
+            raise ValueError("pool, rrf_k and per_note must be at least 1")
         if self.lexical_weight is not None and self.lexical_weight < 0:
             raise ValueError("lexical_weight must not be negative")
         from . import dates

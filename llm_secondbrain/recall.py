@@ -29,18 +29,24 @@ from __future__ import annotations
 
 import json
 import math
-from concurrent.futures import ThreadPoolExecutor
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from .options import DEFAULT_POOL, RecallOptions
+from .segment import title
 
 DEFAULT_WEIGHTS = {"dense": 1.0, "lexical": 1.0}
-QUESTION_LEXICAL_WEIGHT = 0.05  # a question: lexical only breaks near-ties among dense's hits
+QUESTION_LEXICAL_WEIGHT = 0.05  # natural language: lexical only breaks near-ties among dense's hits
+PROSE_LEXICAL_WEIGHT = 0.6  # other prose (jbranchaud-til: 0.3/0.6/1.0 -> semantic 0.916/0.934/0.923)
+CODE_LEXICAL_WEIGHT = 3.0  # keywords with code, which MiniLM barely reads (til exact: 1/2/3 -> 0.958/0.960/0.967)
+NATURAL_MIN_WORDS = 6
+NATURAL_SHARE = 0.25
 MAX_QUERY_TERMS = 64
 LEXICAL_BUDGET = 10_000  # postings one lexical query may score (bounded_words)
 MAX_CODE_GROUPS = 8  # groups a spaced identifier may have (IBANs have up to 8)
+MAX_CODE_SPANS = 8
 LITERAL_POOL = 1000
 # An identifier names one thing, so a handful of files hold it (the invoice, the dispute, the
 # payment). A token that more files hold is a term of the subject (p53, CD4, IL-10): it is left
@@ -48,6 +54,18 @@ LITERAL_POOL = 1000
 # contain the identifier. (SciFact train: promoting such terms cost 0.008 nDCG@10.)
 LITERAL_MAX_FILES = 5
 LITERAL_BONUS = 1.0  # literal hits score this much above the best other score
+# all-MiniLM-L6-v2: the best cosine below which no hit is about the query (chosen on a negative
+# set: SciFact queries against personal notes and the reverse; see bench/bench_til.py)
+DENSE_FLOOR = 0.30
+STEM_CHARS = 5  # snippet: words match on their first letters (rebase, rebasing)
+SNIPPET_CHARS = 200
+SCALES = {
+    "hybrid": "weighted sum of each lane's z-score over its pool (0 = the pool's last); "
+              "a literal hit adds a bonus above every other score",
+    "rrf": "weighted reciprocal rank fusion: sum of w / (rrf_k + rank)",
+    "dense": "cosine similarity to the query (-1..1)",
+    "lexical": "BM25, negated (higher is better)",
+}
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A token people type as one identifier: letters/digits joined by / - . _ : #
@@ -141,25 +159,32 @@ class Hit:
     ranks: dict[str, int] = field(default_factory=dict)
     contributions: dict[str, float] = field(default_factory=dict)
     meta: dict | None = None  # what the format knows: page, chapter, message id, heading
+    snippet: str = ""  # the part of the chunk that matched: the literal token's line, or the best line
+    match_line: int | None = None  # the line of the file that snippet is on
 
     @property
     def citation(self) -> str:
+        """The one form every face cites a hit by: `path:line` of the matching line, inside
+        its page (`path#page=N:line`), its chapter (`path#chapter-N`) or its message
+        (`path#<message id>`) where the format has them."""
         meta = self.meta or {}
-        line = f":{self.line}" if self.line else ""
+        line = self.match_line or self.line
+        at = f":{line}" if line else ""
         if "page" in meta:
-            return f"{self.path}#page={meta['page']}{line}"
+            return f"{self.path}#page={meta['page']}{at}"
         if "chapter" in meta:
             return f"{self.path}#chapter-{meta['chapter']}"
         if "message_id" in meta:
             return f"{self.path}#{meta['message_id']}"
-        return f"{self.path}{line}" if line else str(self.path)
+        return f"{self.path}{at}" if at else str(self.path)
 
     def as_dict(self) -> dict:
         return {
             "id": self.id, "path": self.path, "line": self.line, "line_end": self.line_end,
-            "citation": self.citation, "project": self.project, "source": self.source,
-            "ts": self.ts, "score": self.score, "ranks": self.ranks,
-            "contributions": self.contributions, "meta": self.meta, "text": self.text,
+            "match_line": self.match_line, "citation": self.citation, "project": self.project,
+            "source": self.source, "ts": self.ts, "score": self.score, "ranks": self.ranks,
+            "contributions": self.contributions, "meta": self.meta, "snippet": self.snippet,
+            "text": self.text,
         }
 
 
@@ -170,7 +195,9 @@ class RecallResult:
     notes: list[str] = field(default_factory=list)  # one-line reasons for degrading
     weights: dict[str, float] = field(default_factory=dict)  # hybrid: the lane weights used
     fusion: str | None = None  # hybrid: "zscore" or "rrf"
-    why: str | None = None  # hybrid: why these weights (question, keywords, given)
+    why: str | None = None  # hybrid: why these weights (the fusion rule that applied)
+    relevant: bool = True  # False: no hit clears the relevance floor ("nothing matches")
+    scale: str = ""  # what the scores are: SCALES[...]
     stale: set[int] = field(default_factory=set)  # hits whose file changed since it was ingested
 
 
@@ -195,10 +222,26 @@ def fts_query(query: str) -> str | None:
 
 def content_words(query: str) -> str:
     """The query without function words, for the lexical lane; the query itself when nothing
-    else is left ("to be or not to be" still finds Hamlet)."""
+    else is left ("to be or not to be" still finds Hamlet). Words inside a code-like span keep
+    their place (`autocomplete="off"`, `merge-with`): there a function word is the token."""
+    code = {w.lower() for span in code_spans(query) for w in _WORD.findall(span)}
     words = [w for w in _WORD.findall(query) if w.strip("_")]
-    kept = [w for w in words if w.lower() not in STOPWORDS]
+    kept = [w for w in words if w.lower() not in STOPWORDS or w.lower() in code]
     return " ".join(kept) if kept else query
+
+
+def lexical_match(conn, query: str) -> str | None:
+    """The lane's FTS5 query: the content words outside code spans (rarest first within
+    LEXICAL_BUDGET), OR each code span as one phrase, its stopwords kept: a note holding
+    `rel="noopener"` as written scores that phrase's rarity, and the span's words are not
+    counted twice (once alone, once in the phrase)."""
+    spans = code_spans(query)
+    prose = _BACKTICKS.sub(" ", query)
+    for span in spans:
+        prose = prose.replace(span, " ")
+    words = fts_query(bounded_words(conn, content_words(prose))) if _WORD.search(prose) else None
+    parts = [p for p in [words, *map(_phrase_fts, spans)] if p]
+    return " OR ".join(dict.fromkeys(parts)) if parts else None
 
 
 def bounded_words(conn, text: str, budget: int = LEXICAL_BUDGET) -> str:
@@ -240,11 +283,55 @@ def is_question(query: str) -> bool:
     return len(words) >= 3 and words[0] in QUESTION_OPENERS
 
 
-def adaptive_weights(query: str) -> tuple[dict[str, float], str]:
-    """Lane weights for `query` and a few words saying why (shown by --explain)."""
+def is_natural(query: str) -> bool:
+    """A sentence rather than keywords: a question, or prose whose function words make up at
+    least NATURAL_SHARE of its words (prose runs at 40-50%, keyword queries near 0), such as
+    requests ("show me how to ...", "turn X into Y"). Code spans do not count as words."""
     if is_question(query):
-        return {"dense": 1.0, "lexical": QUESTION_LEXICAL_WEIGHT}, "question: lexical breaks ties"
-    return dict(DEFAULT_WEIGHTS), "keywords or statement: lanes weigh equally"
+        return True
+    words = _WORD.findall(_BACKTICKS.sub(" ", query).lower())
+    function = sum(w in STOPWORDS for w in words)
+    return len(words) >= NATURAL_MIN_WORDS and function >= NATURAL_SHARE * len(words)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the query is, as far as fusion cares (FUSION_RULES names these flags)."""
+
+    question: bool  # a question (is_question)
+    natural: bool  # a question or a request in words (is_natural)
+    code: bool  # it holds a code-like span (code_spans)
+
+    @classmethod
+    def of(cls, query: str) -> "Evidence":
+        return cls(question=is_question(query), natural=is_natural(query),
+                   code=bool(code_spans(query)))
+
+    def holds(self, flags: tuple[str, ...]) -> bool:
+        return all(getattr(self, f.lstrip("!")) != f.startswith("!") for f in flags)
+
+
+# Hybrid's lane weights, first matching rule wins: (flags that must hold, "!flag" must not;
+# weights; why, shown by --explain). Code-like tokens that few notes hold are decided before
+# fusion, by the literal lane (`literal`), whatever rule applies.
+FUSION_RULES: tuple[tuple[tuple[str, ...], dict[str, float], str], ...] = (
+    (("question",), {"dense": 1.0, "lexical": QUESTION_LEXICAL_WEIGHT},
+     "question: meaning leads, words break ties"),
+    (("natural",), {"dense": 1.0, "lexical": PROSE_LEXICAL_WEIGHT},
+     "request or statement in words: meaning leads, words count"),
+    (("code",), {"dense": 1.0, "lexical": CODE_LEXICAL_WEIGHT},
+     "keywords with code: words lead, meaning breaks ties"),
+    ((), {"dense": 1.0, "lexical": 1.0}, "keywords: lanes weigh equally"),
+)
+
+
+def adaptive_weights(query: str) -> tuple[dict[str, float], str]:
+    """Lane weights for `query` from FUSION_RULES, and the rule's reason (for --explain)."""
+    evidence = Evidence.of(query)
+    for flags, weights, why in FUSION_RULES:
+        if evidence.holds(flags):
+            return dict(weights), why
+    return dict(DEFAULT_WEIGHTS), "default"
 
 
 def _is_identifier(token: str) -> bool:
@@ -294,6 +381,69 @@ def identifiers(query: str) -> list[str]:
         i += 1
     unique = list(dict.fromkeys(found))
     return sorted(unique, key=len, reverse=True)[:8]
+
+
+# --- code-like spans ---------------------------------------------------------------------------
+
+_BACKTICKS = re.compile(r"`([^`\n]+)`")
+_QUOTED_PHRASE = re.compile(r"(?<![\w=])([\"'])([^\"'\n]*\s[^\"'\n]*)\1(?!\w)")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_CODE_CHARS = re.compile(r"[\w][=.:/\\_$()\[\]{}<>@~*+!|&^%#-]+[\w\"'(\[{<]|^-{1,2}\w|^[:\\$.@#~'\"]\S|[\"=]|\w'$")
+_HYPHENATED = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
+_TRAIL = re.compile(r"(?:'s|[?!,;.:]+)$")
+
+
+def _code_like(token: str) -> bool:
+    """A token people type as code rather than prose: punctuation inside a word (`Model.objects`,
+    `sslmode=require`, `look-ahead`, `__bool__`), a flag (`--no-cli-pager`), a quoted value
+    (`step="any"`), camelCase (`getUserById`), or letters mixed with digits."""
+    if sum(ch.isalnum() for ch in token) < 1 or len(token) < 2:
+        return False
+    if _CAMEL.search(token) or _CODE_CHARS.search(token):
+        return True
+    return any(ch.isdigit() for ch in token) and any(ch.isalpha() for ch in token)
+
+
+def code_spans(query: str) -> list[str]:
+    """The code-like spans of the query, kept whole: backticked and quoted phrases as written,
+    then each other code-like word (sentence punctuation and a possessive 's trimmed)."""
+    spans = [m.group(1).strip() for m in _BACKTICKS.finditer(query)]
+    rest = _BACKTICKS.sub(" ", query)
+    spans += [m.group(2).strip() for m in _QUOTED_PHRASE.finditer(rest)]
+    rest = _QUOTED_PHRASE.sub(" ", rest)
+    for token in rest.split():
+        token = _TRAIL.sub("", token) if not token.startswith(":") or len(token) > 2 else token
+        token = token.strip("(),") if token.count("(") != token.count(")") else token
+        if _code_like(token):
+            spans.append(token)
+    spans = [sp for sp in spans if any(ch.isalnum() for ch in sp)]
+    return list(dict.fromkeys(spans))[:MAX_CODE_SPANS]
+
+
+def code_pattern(span: str) -> re.Pattern[str]:
+    """Matches the span as written, not inside a longer word; any run of spaces may be any
+    whitespace and `=` or `:` may have spaces around them."""
+    parts = []
+    for piece in re.split(r"(\s+|\s*[=:]\s*)", span):
+        if not piece:
+            continue
+        if piece.isspace():
+            parts.append(r"\s+")
+        elif piece.strip() in ("=", ":") and piece != piece.strip():
+            parts.append(r"\s*" + re.escape(piece.strip()) + r"\s*")
+        else:
+            parts.append(re.escape(piece))
+    body = "".join(parts)
+    head = r"(?<![\w])" if span[0].isalnum() or span[0] == "_" else ""
+    tail = r"(?![\w])" if span[-1].isalnum() or span[-1] == "_" else ""
+    # smart case, as in vim and ripgrep: a capital letter means the case matters (-N is not -n)
+    return re.compile(head + body + tail, 0 if any(ch.isupper() for ch in span) else re.I)
+
+
+def _phrase_fts(span: str) -> str | None:
+    """The span's words as one FTS5 phrase, stopwords kept (`rel="noopener"` -> "rel noopener")."""
+    words = [w for w in _WORD.findall(span) for w in w.split("_") if w]
+    return '"' + " ".join(words).replace('"', '""') + '"' if words else None
 
 
 _SEP_CLASS = r"[\s/\-._:#]"
@@ -352,7 +502,7 @@ def _filtered(sql: str, filters: Filters | None, params: list) -> tuple[str, lis
 def lexical(conn, query: str, pool: int, filters: Filters | None = None) -> list[tuple[int, float]]:
     """(id, bm25) of the best `pool` chunks, best first (FTS5's bm25 is negative: lower is
     better). Function words are left out of the query when anything else is left."""
-    match = fts_query(bounded_words(conn, content_words(query)))
+    match = lexical_match(conn, query)
     if not match:
         return []
     if not filters:
@@ -409,26 +559,48 @@ def _dense_plan(conn, vector: bytes, pool: int, filters: Filters | None,
     return (lambda: conn.execute(sql, args).fetchall()), False
 
 
-def literal(conn, query: str, filters: Filters | None = None) -> list[int]:
-    """Ids of chunks that contain an identifier of the query verbatim, best-BM25 first.
-    An identifier held by more than LITERAL_MAX_FILES files is a term, not an identifier,
-    and promotes nothing."""
-    out: list[int] = []
-    for ident in identifiers(query):
-        pattern = literal_pattern(ident)
+def literal_terms(query: str) -> list[tuple[str, re.Pattern[str], str]]:
+    """(term, pattern, FTS pre-filter) for each identifier (however spaced) and each other
+    code-like span of the query (as written)."""
+    terms = [(i, literal_pattern(i), _literal_fts(i)) for i in identifiers(query)]
+    compact = [re.sub(r"\s", "", t).lower() for t, _, _ in terms]
+    for span in code_spans(query):
+        prefilter = _phrase_fts(span)
+        if _HYPHENATED.fullmatch(span) and f"`{span}`" not in query:
+            continue  # built-in, auto-starting: prose, phrase-matched by the lexical lane only
+        if prefilter and not any(re.sub(r"\s", "", span).lower() in c for c in compact):
+            terms.append((span, code_pattern(span), prefilter))
+    return terms
+
+
+def literal(conn, query: str, filters: Filters | None = None) -> dict[int, tuple[int, bool, int]]:
+    """Chunks that contain a literal term of the query as written: id -> (how many of the
+    terms it holds, whether its note is about one: the note's title or file name names it,
+    how often the terms occur in it), best-BM25 first. A term held by more than LITERAL_MAX_FILES files is a word of the
+    subject, not a token someone looks for (p53, `xargs`), and promotes nothing."""
+    out: dict[int, tuple[int, bool, int]] = {}
+    for _, pattern, prefilter in literal_terms(query):
+        loose = re.compile(pattern.pattern, re.I)
         sql, params = _filtered(
-            "SELECT c.id, c.text, c.path, c.ref FROM fts_chunks JOIN chunks c ON c.id = fts_chunks.rowid "
-            "WHERE fts_chunks MATCH ?", filters, [_literal_fts(ident)],
+            "SELECT c.id, c.text, c.path, c.ref, c.title FROM fts_chunks "
+            "JOIN chunks c ON c.id = fts_chunks.rowid WHERE fts_chunks MATCH ?", filters, [prefilter],
         )
         holders, files = [], set()
-        for cid, text, path, ref in conn.execute(sql + " ORDER BY bm25(fts_chunks) LIMIT ?",
-                                                 params + [LITERAL_POOL]):
-            if pattern.search(text):
-                holders.append(cid)
-                files.add(_group_key(cid, path, ref))
+        for cid, text, path, ref, head in conn.execute(sql + " ORDER BY bm25(fts_chunks) LIMIT ?",
+                                                       params + [LITERAL_POOL]):
+            if not loose.search(text):
+                continue
+            files.add(_group_key(cid, path, ref))  # how rare the term is ignores case
+            count = len(pattern.findall(text))
+            if count:
+                name = os.path.basename(path or "")
+                about = bool(pattern.search(f"{head or title(text) or ''}\n{name}"))
+                holders.append((cid, about, count))
         if len(files) > LITERAL_MAX_FILES:
             continue
-        out.extend(cid for cid in holders if cid not in out)
+        for cid, about, count in holders:
+            held, was_about, seen = out.get(cid, (0, False, 0))
+            out[cid] = (held + 1, was_about or about, seen + count)
     return out
 
 
@@ -519,7 +691,39 @@ def rrf(lanes: dict[str, Sequence[int]], rrf_k: int, weights: dict[str, float]) 
     return fused
 
 
-def _hits(conn, scored: list[tuple[int, dict]]) -> list[Hit]:
+def snippet(text: str, patterns: Sequence[re.Pattern[str]], words: Sequence[str]) -> tuple[str, int]:
+    """(the part of a chunk that matched, the index of its line in the chunk): the line of the
+    first literal term found, else the line sharing most content words with the query (a
+    word matches on its first STEM_CHARS letters, so `rebasing` finds `rebase`), else the
+    first line that holds a word. A long line is cut to SNIPPET_CHARS around the match."""
+    lines = text.split("\n")
+    for pattern in patterns:
+        m = pattern.search(text)
+        if m:
+            index = text.count("\n", 0, m.start())
+            return _window(lines[index], m.start() - (text.rfind("\n", 0, m.start()) + 1)), index
+    stems = {w.lower()[:STEM_CHARS] for w in words if len(w) > 1}
+    best, index, at = 0, None, 0
+    for i, line in enumerate(lines):
+        found = [m for m in _WORD.finditer(line) if m.group().lower()[:STEM_CHARS] in stems]
+        shared = len({m.group().lower()[:STEM_CHARS] for m in found})
+        if shared > best:
+            best, index, at = shared, i, found[0].start()
+    if index is None:
+        index = next((i for i, line in enumerate(lines) if _WORD.search(line)), 0)
+    return _window(lines[index], at), index
+
+
+def _window(line: str, at: int) -> str:
+    """`line` trimmed, or SNIPPET_CHARS of it around position `at`, marked where cut."""
+    if len(line) <= SNIPPET_CHARS:
+        return line.strip()
+    start = max(0, min(at - SNIPPET_CHARS // 3, len(line) - SNIPPET_CHARS))
+    part = line[start:start + SNIPPET_CHARS].strip()
+    return ("…" if start else "") + part + ("…" if start + SNIPPET_CHARS < len(line) else "")
+
+
+def _hits(conn, scored: list[tuple[int, dict]], query: str) -> list[Hit]:
     if not scored:
         return []
     ids = [cid for cid, _ in scored]
@@ -530,29 +734,113 @@ def _hits(conn, scored: list[tuple[int, dict]]) -> list[Hit]:
             f"FROM chunks WHERE id IN ({','.join('?' * len(ids))})", ids,
         )
     }
+    patterns = [pattern for _, pattern, _ in literal_terms(query)]
+    words = content_words(query).split()
     hits = []
     for cid, info in scored:
         r = rows.get(cid)
         if r is None:
             continue
+        part, index = snippet(r[1], patterns, words)
         hits.append(Hit(
             id=r[0], text=r[1], path=r[2], line=r[3], line_end=r[4], project=r[5], source=r[6],
             ts=r[7], score=round(info["score"], 6), ranks=info.get("ranks", {}),
             contributions={k: round(v, 6) for k, v in info.get("contributions", {}).items()},
             meta=json.loads(r[8]) if r[8] else None,
+            snippet=part, match_line=(r[3] + index) if r[3] else None,
         ))
     return hits
 
 
-_executor: ThreadPoolExecutor | None = None
+def per_note(scored: list[tuple[int, dict]], groups: dict[int, tuple], limit: int) -> list[tuple[int, dict]]:
+    """At most `limit` chunks of one note, in order: a long note that matches everywhere
+    must not fill the page and hide the next best notes."""
+    taken: dict[tuple, int] = {}
+    out = []
+    for cid, entry in scored:
+        key = groups.get(cid, (None, cid))
+        if taken.get(key, 0) < limit:
+            taken[key] = taken.get(key, 0) + 1
+            out.append((cid, entry))
+    return out
 
 
-def _worker() -> ThreadPoolExecutor:
-    """One thread kept for the lexical lane (starting a thread per query costs ~2 ms)."""
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="secondbrain-lexical")
-    return _executor
+def _lanes(conn, query: str, options: RecallOptions, vector: bytes | None,
+           filters: Filters) -> tuple[dict[str, list[tuple[int, float]]], str]:
+    """Each lane's (id, score) candidates, higher is better (dense: cosine; lexical: -bm25),
+    and the mode actually used. The lanes run one after the other: on real queries the
+    lexical lane takes a millisecond or two, too little to be worth a thread kept in the
+    caller's process. A dense search from the in-memory copy runs with BLAS bounded to one
+    thread for that call only (`vindex.one_blas_thread`), in every mode."""
+    fetch = max(options.pool, options.k * options.per_note)
+    lanes: dict[str, list[tuple[int, float]]] = {}
+    used = options.mode
+    if used in ("hybrid", "dense"):
+        if vector is None:
+            used = "lexical"
+        else:
+            from .vindex import one_blas_thread
+
+            search, _ = _dense_plan(conn, vector, fetch, filters, options.exact)
+            with one_blas_thread():
+                found = search()
+            lanes["dense"] = [(cid, 1 - d * d / 2) for cid, d in found]  # cosine of unit vectors
+    if used in ("hybrid", "lexical"):
+        lanes["lexical"] = [(cid, -score) for cid, score in lexical(conn, query, fetch, filters)]
+        if used == "hybrid" and not lanes["lexical"]:
+            used = "dense"  # no lexical match: dense alone
+            del lanes["lexical"]
+    return lanes, used
+
+
+def promote(scored: list[tuple[int, dict]], holders: dict[int, tuple[int, bool, int]],
+            by_title: bool = True) -> list[tuple[int, dict]]:
+    """Chunks holding a rare literal term first: those holding more of the query's terms,
+    then (`by_title`) those about the term (their note's title or file name names it, then
+    they use it more often), then by fused score. A query that is little more than the token has nothing else to tell the note about
+    it from one that lists it; a sentence around the token has, and fusion already weighs it.
+    A bonus above every other score keeps the scores sorted; the rest follow in their order."""
+    if not holders:
+        return scored
+    position = {cid: i for i, (cid, _) in enumerate(scored)}
+    info = dict(scored)
+    def order(cid: int) -> tuple:
+        held, about, count = holders[cid]
+        return (-held, *((not about, -count) if by_title else ()), position.get(cid, math.inf))
+
+    first = sorted(holders, key=order)
+    top = max((abs(e["score"]) for _, e in scored), default=0.0)
+    bonus = LITERAL_BONUS + math.ceil(top)
+    head = []
+    for rank, cid in enumerate(first, start=1):
+        entry = dict(info.get(cid, {"score": 0.0, "ranks": {}, "contributions": {}}))
+        entry["score"] = entry["score"] + bonus
+        entry["ranks"] = {**entry.get("ranks", {}), "literal": rank}
+        entry["contributions"] = {**entry.get("contributions", {}), "literal": bonus}
+        head.append((cid, entry))
+    return head + [(cid, e) for cid, e in scored if cid not in holders]
+
+
+def relevant(conn, query: str, lanes: dict[str, list[tuple[int, float]]], holders: dict,
+             filters: Filters | None = None) -> bool:
+    """Does any hit clear the relevance floor? A literal term found does, and so does a chunk
+    holding every content word of the query. Otherwise, with meaning available, the best
+    cosine must reach DENSE_FLOOR: unrelated text shares some common words with almost any
+    query, so a partial lexical match proves nothing. Without meaning any lexical match counts
+    (a lexical search cannot tell more)."""
+    if holders:
+        return True
+    if "dense" in lanes and lanes["dense"] and lanes["dense"][0][1] >= DENSE_FLOOR:
+        return True
+    words = list(dict.fromkeys(w.lower() for w in content_words(query).split()))[:MAX_QUERY_TERMS]
+    if "dense" not in lanes:
+        return bool(lanes.get("lexical"))
+    if not words:
+        return False
+    match = " AND ".join('"' + w.replace('"', '""') + '"' for w in words)
+    sql, params = _filtered("SELECT 1 FROM fts_chunks JOIN chunks c ON c.id = fts_chunks.rowid "
+                            "WHERE fts_chunks MATCH ?", filters, [match])
+    return conn.execute(sql + " LIMIT 1", params).fetchone() is not None
 
 
 def recall(conn, query: str, options: RecallOptions | None = None,
@@ -560,75 +848,36 @@ def recall(conn, query: str, options: RecallOptions | None = None,
     """Rank chunks for `query`. `query_vector` is the serialised, normalised query embedding,
     or None when dense is unavailable (the caller notes why): the search then answers lexically.
 
-    Hybrid fuses the lanes by `options.fusion` ("zscore", the default, or "rrf"). Without a
-    lexical weight the lane weights follow the query (`adaptive_weights`). Each lane returns
-    max(pool, k) candidates; z-scores use its top `pool`."""
+    Hybrid fuses the lanes by `options.fusion` ("zscore", the default, or "rrf"), with lane
+    weights from FUSION_RULES unless `lexical_weight` is given; chunks holding a rare literal
+    term of the query come first (`promote`); at most `per_note` chunks of one note are kept."""
     options = options or RecallOptions()
-    k, mode, pool, fusion, exact = options.k, options.mode, options.pool, options.fusion, options.exact
     filters = Filters.of(options)
     if options.lexical_weight is not None:
         weights, why = {**DEFAULT_WEIGHTS, "lexical": options.lexical_weight}, "weights given"
     else:
         weights, why = adaptive_weights(query)
-    fetch = max(pool, k)
-    lanes: dict[str, list[tuple[int, float]]] = {}
-    used = mode
-    if mode in ("hybrid", "dense"):
-        vector = query_vector
-        if vector is None:
-            used = "lexical"
-        else:
-            search, offline = _dense_plan(conn, vector, fetch, filters, exact)
-            if used == "hybrid" and offline:  # overlap: numpy for dense, SQLite for lexical
-                from .vindex import one_blas_thread
-
-                future = _worker().submit(lexical, conn, query, fetch, filters)
-                with one_blas_thread():
-                    found = search()
-                lanes["lexical"] = [(cid, -score) for cid, score in future.result()]
-            else:
-                found = search()
-            lanes["dense"] = [(cid, 1 - d * d / 2) for cid, d in found]  # cosine of unit vectors
-    if used in ("hybrid", "lexical"):
-        if "lexical" not in lanes:
-            lanes["lexical"] = [(cid, -score) for cid, score in lexical(conn, query, fetch, filters)]
-        if used == "hybrid" and not lanes["lexical"]:
-            used = "dense"  # no lexical match: dense alone
-            del lanes["lexical"]
-
+    lanes, used = _lanes(conn, query, options, query_vector, filters)
+    ids = [cid for found in lanes.values() for cid, _ in found]
     if used in ("dense", "lexical"):
         scored = [(cid, {"score": score, "ranks": {used: r}, "contributions": {}})
                   for r, (cid, score) in enumerate(lanes.get(used, []), 1)]
     else:
-        if fusion == "rrf":
+        if options.fusion == "rrf":
             fused = rrf({lane: [cid for cid, _ in found] for lane, found in lanes.items()},
                         options.rrf_k, weights)
         else:
-            ids = [cid for found in lanes.values() for cid, _ in found]
-            fused = zscore(lanes, weights, pool, groups=documents(conn, ids))
+            fused = zscore(lanes, weights, options.pool, groups=documents(conn, ids))
         # ties (a chunk found only below both pools) keep the better lane rank
         scored = sorted(fused.items(), key=lambda kv: (-kv[1]["score"], min(kv[1]["ranks"].values())))
-
-    verbatim = literal(conn, query, filters)
-    if verbatim:
-        position = {cid: i for i, (cid, _) in enumerate(scored)}
-        info = dict(scored)
-        first = sorted(verbatim, key=lambda cid: (position.get(cid, math.inf), verbatim.index(cid)))
-        # a bonus above every other score keeps the literal hits first and the scores sorted
-        top = max((abs(e["score"]) for _, e in scored), default=0.0)
-        bonus = LITERAL_BONUS + math.ceil(top)
-        head = []
-        for rank, cid in enumerate(first, start=1):
-            entry = dict(info.get(cid, {"score": 0.0, "ranks": {}, "contributions": {}}))
-            entry["score"] = entry["score"] + bonus
-            entry["ranks"] = {**entry.get("ranks", {}), "literal": rank}
-            entry["contributions"] = {**entry.get("contributions", {}), "literal": bonus}
-            head.append((cid, entry))
-        chosen = set(verbatim)
-        scored = head + [(cid, e) for cid, e in scored if cid not in chosen]
-    result = RecallResult(_hits(conn, scored[:k]), used)
+    holders = literal(conn, query, filters)
+    scored = promote(scored, holders, by_title=not is_natural(query))
+    scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
+    result = RecallResult(_hits(conn, scored[:options.k], query), used,
+                          relevant=relevant(conn, query, lanes, holders, filters))
+    result.scale = SCALES["rrf" if used == "hybrid" and options.fusion == "rrf" else used]
     if used == "hybrid":
         result.weights = weights
-        result.fusion = fusion
+        result.fusion = options.fusion
         result.why = why
     return result

@@ -62,7 +62,7 @@ def test_pdf_page_citations_scans_counted_and_secrets_scrubbed(run, tmp_path, br
     assert "1 ingested" in result.stdout
 
     found = hits(run, "ZX-4471-Q")
-    assert found[0]["citation"] == f"{pdf}#page=2:1"  # the page is one chunk
+    assert found[0]["citation"] == f"{pdf}#page=2:2"  # the line of the page that matched
     assert found[0]["meta"] == {"page": 2}
     assert hits(run, "northern region")[0]["citation"].startswith(f"{pdf}#page=1:")
     assert KEY not in dump_brain(brain_path)
@@ -218,7 +218,7 @@ def test_html_visible_text_title_and_no_boilerplate(run, tmp_path, brain_path, m
         assert boilerplate not in stored
     assert TOKEN not in dump_brain(brain_path)
     top = hits(run, "heron nests")
-    assert top[0]["citation"] == f"{page}:1"
+    assert top[0]["citation"] == f"{page}:{top[0]['match_line']}" and "heron nests" in top[0]["snippet"]
     assert "The grey heron nests by the fjord in early April, and the colony counted 41 nests" in top[0]["text"]
     assert hits(run, "fjord", "--format", "html")
 

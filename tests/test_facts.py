@@ -92,7 +92,7 @@ def test_with_ollama_a_fact_is_embedded_at_once_and_found_by_meaning(run, ollama
     result = run("brain", "remember", "tomatoes need more soil moisture in July", "--json")
     assert json.loads(result.stdout)["embedding"]["embedded"] == 1
     assert "pending" not in result.stderr
-    hits = recall_json(run, "tomattoes moisure", "--mode", "dense")  # misspelt: meaning only
+    hits = recall_json(run, "soil moisture for tomatoes", "--mode", "dense")  # the dense lane only
     assert hits[0]["citation"] == "fact:1" and set(hits[0]["ranks"]) == {"dense"}
 
 

@@ -4,9 +4,10 @@ import random
 import pytest
 
 from llm_secondbrain import SecondBrain
+from llm_secondbrain.evaluate import answer_matches, collapse_to_notes, score_one
 from llm_secondbrain.recall import (
-    LITERAL_MAX_FILES, adaptive_weights, content_words, fts_query, identifiers, is_question,
-    literal_pattern, zscore,
+    LITERAL_MAX_FILES, adaptive_weights, code_spans, content_words, fts_query, identifiers,
+    is_question, lexical_match, literal_pattern, zscore,
 )
 
 HOSTILE = ['C++', "what's", "a-b", "INV/2026/00037", "NEAR", "AND OR NOT", "text:foo", '"',
@@ -46,7 +47,7 @@ def invoices(tmp_path, run, ollama):
 
 
 def recall_json(run, *args):
-    out = run("brain", "recall", *args, "--json").output
+    out = run("brain", "recall", *args, "--json").stdout
     return [json.loads(line) for line in out.splitlines()]
 
 
@@ -307,3 +308,130 @@ def test_fast_dense_path_matches_the_exact_scan(tmp_path, run, ollama, brain_pat
         brain.brain.forget(paths=[gone.path])
         assert gone.id not in [h.id for h in brain.search("topic3 theme5", k=10, mode="dense").hits]
     vindex.forget_cache()
+
+
+# --- issue 14: exact tokens, snippets, spread, relevance floor, eval ----------------------------
+
+CODE_NOTES = {
+    "camel.md": "# Fetching users\n\nCall getUserById with the numeric id to load one user.",
+    "camel-near.md": "# Users\n\nLoading a user by id from the database with an ORM helper.",
+    "dotted.md": "# Django queries\n\nModel.objects is the default manager of every model.",
+    "dotted-near.md": "# Models\n\nA model's manager objects let you query the model table.",
+    "sslmode.md": "# Postgres TLS\n\nAdd sslmode=require to the connection string for hosted databases.",
+    "sslmode-near.md": "# Postgres connection\n\nThe connection string mode requires TLS on hosted databases.",
+    "noopener.md": "# Safe links\n\nAdd rel=\"noopener\" to links that open a new tab.",
+    "noopener-near.md": "# Links\n\nA rel attribute on links; noopener and opener explained elsewhere for new tabs.",
+}
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("getUserById", "camel.md"),
+    ("Model.objects", "dotted.md"),
+    ("sslmode=require", "sslmode.md"),
+    ('rel="noopener"', "noopener.md"),
+])
+def test_code_like_tokens_are_found_first(run, tmp_path, ollama, query, expected):
+    run("brain", "ingest", write_notes(tmp_path / "code", CODE_NOTES), "--no-progress")
+    for mode in ("hybrid", "lexical"):
+        hits = recall_json(run, query, "--mode", mode)
+        assert hits[0]["path"].endswith("/" + expected), (mode, [h["path"] for h in hits])
+
+
+def test_code_spans_keep_their_stopwords_as_a_phrase():
+    assert code_spans('add rel="noopener" to `git add --patch` with getUserById?') == [
+        "git add --patch", 'rel="noopener"', "getUserById"]
+    assert code_spans("a built-in way I'm sure doesn't exist") == ["built-in"]
+    match = lexical_match(None, 'autocomplete="off"')
+    assert match == '"autocomplete off"'  # the stopword stays, inside the phrase
+
+
+def test_the_note_about_a_token_ranks_above_one_that_lists_it(run, tmp_path, ollama):
+    notes = {
+        "list.md": "# Python builtins cheat sheet\n\nabs, all, any, divmod, enumerate, filter, map, "
+                   "max, min, pow, round, sorted, sum and zip are builtins worth knowing.",
+        "about.md": "# Quotient and remainder at once with divmod\n\ndivmod(7, 2) gives (3, 1).",
+    }
+    run("brain", "ingest", write_notes(tmp_path / "about", notes), "--no-progress")
+    assert recall_json(run, "divmod")[0]["path"].endswith("/about.md")
+
+
+def test_per_note_limits_chunks_of_one_note(run, tmp_path, ollama, monkeypatch):
+    monkeypatch.setenv("SECONDBRAIN_MAX_CHARS", "200")
+    long = "\n\n".join(f"Paragraph {i} about the garden hose and watering tomatoes in summer."
+                       for i in range(12))
+    notes = {"long.md": long, "other.md": "Watering tomatoes with a garden hose works best early."}
+    run("brain", "ingest", write_notes(tmp_path / "spread", notes), "--no-progress")
+    paths = [h["path"] for h in recall_json(run, "garden hose watering tomatoes")]
+    assert sum(p.endswith("/long.md") for p in paths) == 3 and any(p.endswith("/other.md") for p in paths)
+    paths = [h["path"] for h in recall_json(run, "garden hose watering tomatoes", "--per-note", "1")]
+    assert len(paths) == len(set(paths)) == 2
+
+
+def test_snippet_and_citation_point_at_the_match_deep_in_a_chunk(run, tmp_path, ollama):
+    lines = ["# Deploy notes", ""] + [f"Step {i}: check the dashboards and the logs." for i in range(1, 9)]
+    lines += ["Step 9: run the migration with DB_MIGRATE_TOKEN_X9 set.", "Step 10: done."]
+    run("brain", "ingest", write_notes(tmp_path / "deep", {"deploy.md": "\n".join(lines)}), "--no-progress")
+    hit = recall_json(run, "DB_MIGRATE_TOKEN_X9")[0]
+    assert hit["line"] == 1 and hit["match_line"] == 11
+    assert hit["citation"].endswith("deploy.md:11")
+    assert hit["snippet"] == "Step 9: run the migration with DB_MIGRATE_TOKEN_X9 set."
+    assert hit["mode"] == "hybrid" and "z-score" in hit["scale"]
+    out = run("brain", "recall", "DB_MIGRATE_TOKEN_X9").output
+    assert "deploy.md:11" in out and "Step 9: run the migration" in out
+
+
+def test_nothing_relevant_is_an_answer(run, invoices):
+    query = "zzqqxx-nothing-9999"
+    result = run("brain", "recall", query)
+    assert result.exit_code == 0 and "nothing in the brain matches" in result.stderr
+    assert result.stdout == ""
+    prompt = json.loads(run("-m", "echo", "-f", f"brain:{query}", "hi").stdout)["prompt"]
+    assert "nothing that matches" in prompt and "Invoice" not in prompt
+    call = json.dumps({"tool_calls": [{"name": "brain_recall", "arguments": {"query": query}}]})
+    assert "nothing that matches" in run("-m", "echo", "-T", "brain_recall", call).stdout
+
+
+@pytest.mark.parametrize("args", [["--dry-run"], ["--", "--dry-run"]])
+def test_queries_that_start_with_a_dash(run, tmp_path, ollama, args):
+    notes = {"flags.md": "Use terraform plan --dry-run before every apply.", "x.md": "Nothing here."}
+    run("brain", "ingest", write_notes(tmp_path / "dash", notes), "--no-progress")
+    result = run("brain", "recall", "--json", *args)
+    assert json.loads(result.stdout.splitlines()[0])["path"].endswith("/flags.md")
+
+
+def test_eval_scores_golden_queries(run, invoices, tmp_path):
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text("\n".join(json.dumps(q) for q in [
+        {"id": "a", "class": "exact", "query": "INV/2026/00037", "answers": ["inv/exact-a.md", "inv/exact-b.md"]},
+        {"id": "b", "class": "semantic", "query": "why was the workshop billed twice?", "answers": ["inv/exact-b.md"]},
+        {"id": "c", "class": "exact", "query": "NO9386011117947", "answers": ["bank.md"]},
+    ]) + "\n")
+    out = run("brain", "eval", golden, "--mode", "hybrid", "--mode", "lexical").output
+    assert "| hybrid | exact | 2 | 1.000 | 1.000 | 1.000 | 1.000 |" in out
+    assert "| lexical | all | 3 |" in out
+    report = json.loads(run("brain", "eval", golden, "--json").output)
+    assert set(report["modes"]) == {"hybrid", "dense", "lexical"}
+    assert report["modes"]["hybrid"]["exact"]["nDCG@10"] == 1.0
+    golden.write_text('{"query": "x"}\n')
+    result = run("brain", "eval", golden, ok=False)
+    assert result.exit_code == 1 and "line 1" in result.output
+
+
+def test_eval_scoring_collapses_to_notes_and_matches_suffixes():
+    assert answer_matches("git/rebase.md", "/home/me/til/git/rebase.md")
+    assert not answer_matches("rebase.md", "/home/me/til/git/interactive-rebase.md")
+    notes = collapse_to_notes(["/n/a.md", "/n/a.md", "/n/b.md", None, "/n/c.md"])
+    assert notes == ["/n/a.md", "/n/b.md", "/n/c.md"]
+    scores = score_one(notes, ["b.md", "c.md"])
+    assert scores["hit@1"] == 0 and scores["MRR@10"] == 0.5 and scores["recall@10"] == 1.0
+    assert 0 < scores["nDCG@10"] < 1
+
+
+def test_chunk_size_follows_the_embedding_model():
+    from llm_secondbrain import config
+
+    assert config.load({"SECONDBRAIN_EMBED_MODEL": "all-minilm"}).max_chars == 1000
+    assert config.load({"SECONDBRAIN_EMBED_MODEL": "all-minilm:l6-v2"}).max_chars == 1000
+    assert config.load({}).max_chars == config.DEFAULT_MAX_CHARS  # nomic-embed-text
+    assert config.load({"SECONDBRAIN_EMBED_MODEL": "all-minilm",
+                        "SECONDBRAIN_MAX_CHARS": "700"}).max_chars == 700

@@ -1,0 +1,116 @@
+"""Score recall on the user's own golden queries: hit@1, MRR@10, nDCG@10 and recall@10.
+
+A golden file is JSON lines, `{"id", "query", "answers": [paths], "class"?}`. Hits are ranked
+by note: the ranked chunks collapse to notes by each note's first hit, the top 10 notes count,
+relevance is binary (a note is relevant when one of `answers` names it). An answer is a path
+relative to wherever the notes were ingested from, so it matches a stored absolute path as a
+suffix at a folder boundary (`git/rebase.md` matches `/home/me/til/git/rebase.md`, never
+`/home/me/til/git/interactive-rebase.md`).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from .api import SecondBrain
+
+K = 10
+ALL = "all"
+METRICS = ("hit@1", "MRR@10", "nDCG@10", "recall@10")
+
+
+def read_queries(lines: Iterable[str]) -> list[dict]:
+    """Parse a golden file's lines; a malformed line is a ValueError naming its line number,
+    so a typo in a hand-written file is found at once."""
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"line {number}: not JSON ({e.msg})") from None
+        if not isinstance(row, dict) or not isinstance(row.get("query"), str) or not row["query"].strip():
+            raise ValueError(f"line {number}: needs a \"query\" string")
+        answers = row.get("answers")
+        if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
+            raise ValueError(f"line {number}: needs \"answers\", a list of paths")
+        out.append({"id": str(row.get("id", number)), "query": row["query"], "answers": answers,
+                    "class": str(row.get("class") or ALL)})
+    return out
+
+
+def answer_matches(answer: str, path: str | None) -> bool:
+    """True when the stored `path` is the file `answer` names (a suffix at a folder boundary)."""
+    if not path:
+        return False
+    answer = answer.replace(os.sep, "/").lstrip("./")
+    path = path.replace(os.sep, "/")
+    return path == answer or path.endswith("/" + answer)
+
+
+def collapse_to_notes(paths: Iterable[str | None]) -> list[str]:
+    """Chunks' paths, best first -> notes, each at its first (best) chunk."""
+    return list(dict.fromkeys(p for p in paths if p))
+
+
+def score_one(ranked_notes: list[str], answers: list[str], k: int = K) -> dict[str, float]:
+    """The four metrics of one query over its top `k` notes (binary relevance)."""
+    top = ranked_notes[:k]
+    rel = [any(answer_matches(a, note) for a in answers) for note in top]
+    found = {a for a in answers if any(answer_matches(a, note) for note in top)}
+    first = next((i for i, r in enumerate(rel) if r), None)
+    dcg = sum(1 / math.log2(i + 2) for i, r in enumerate(rel) if r)
+    idcg = sum(1 / math.log2(i + 2) for i in range(min(len(answers), k)))
+    return {
+        "hit@1": float(bool(rel) and rel[0]),
+        "MRR@10": 0.0 if first is None else 1 / (first + 1),
+        "nDCG@10": dcg / idcg,
+        "recall@10": len(found) / len(answers),
+    }
+
+
+def aggregate(scored: list[tuple[str, dict[str, float]]]) -> dict[str, dict]:
+    """(class, metrics) per query -> macro means per class and over all queries."""
+    groups: dict[str, list[dict]] = {}
+    for cls, metrics in scored:
+        groups.setdefault(cls, []).append(metrics)
+        if cls != ALL:
+            groups.setdefault(ALL, []).append(metrics)
+    return {cls: {"n": len(rows), **{m: sum(r[m] for r in rows) / len(rows) for m in METRICS}}
+            for cls, rows in groups.items()}
+
+
+def evaluate(sb: "SecondBrain", queries: list[dict], modes: Iterable[str]) -> dict:
+    """Score every mode on `queries`: {"modes": {mode: {class: metrics}}, "queries": {mode:
+    [{id, class, top, ...metrics}]}}. Each query asks for one chunk per note, so the ten hits
+    are the ten best notes at their best chunks - the README's collapse, done by recall."""
+    out: dict = {"modes": {}, "queries": {}}
+    for mode in modes:
+        rows, scored = [], []
+        for q in queries:
+            result = sb.search(q["query"], mode=mode, k=K, per_note=1)
+            notes = collapse_to_notes(h.path for h in result.hits)
+            metrics = score_one(notes, q["answers"])
+            scored.append((q["class"], metrics))
+            rows.append({"id": q["id"], "class": q["class"], "mode": result.mode,
+                         "relevant": result.relevant, "top": notes[:3], **metrics})
+        out["modes"][mode] = aggregate(scored)
+        out["queries"][mode] = rows
+    return out
+
+
+def table(report: dict) -> str:
+    """The per-mode, per-class figures as a Markdown table."""
+    lines = ["| mode | class | n | " + " | ".join(METRICS) + " |",
+             "|---|---|---:|" + "---:|" * len(METRICS)]
+    for mode, classes in report["modes"].items():
+        order = sorted(classes, key=lambda c: (c == ALL, c))
+        for cls in order:
+            row = classes[cls]
+            lines.append(f"| {mode} | {cls} | {row['n']} | "
+                         + " | ".join(f"{row[m]:.3f}" for m in METRICS) + " |")
+    return "\n".join(lines)
