@@ -293,6 +293,12 @@ class _Backlog:
         (never more than one), so the server is never idle waiting for SQLite."""
         ticker = Ticker("embedding", every=self.progress) if self.progress else None
         done = 0
+        # vec0 keeps vectors in blobs of 1,024 (3 MB at 768 dimensions): a page cache that
+        # holds one keeps every batch's insert from reading its blob again (about 3x faster
+        # writes). Only this connection's cache, and only for the run.
+        cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        if -65536 < cache < 0 or 0 < cache < 16384:
+            self.conn.execute("PRAGMA cache_size = -65536")
         try:
             batches = self._batches()
             previous: dict[str, Answer] = {}
@@ -308,6 +314,7 @@ class _Backlog:
                 if self.on_batch is not None:
                     self.on_batch(written)
         finally:
+            self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
             if ticker is not None:
                 ticker.close()
 
