@@ -54,18 +54,16 @@ class SecondBrain:
                remember: bool = True, **options: Any):
         """Ingest files, folders and '-' (see `llm brain ingest --help` for the options), and
         with llm_logs=True the conversations llm logged (logs_db=, include_brain_turns=,
-        since=), then embed what was staged unless embed=False. Each path given is remembered
-        as a root that `update` and `watch` follow (remember=False: not). Returns the
-        IngestReport; its `embedding`
-        says what embedding did, or why it is pending (Ollama down: the chunks are stored all
-        the same and `embed()` finishes later). Raises only for what stops the ingest itself.
-        Each file or folder is remembered as a root with these options (`update` replays
-        them); `remember=False` is for the replay itself."""
-        from . import roots
-        from .ingest import ingest
+        since=), then embed what was staged unless embed=False.
 
+        Returns the IngestReport; its `embedding` says what embedding did, or why it is
+        pending (Ollama down: the chunks are stored all the same and `embed()` finishes
+        later). Raises only for what stops the ingest itself; Ctrl-C raises IngestInterrupted
+        carrying the report of what was stored. Each file or folder is remembered as a root
+        with these options (`update` replays them); `remember=False` is for the replay."""
+        from . import roots
         from .embed import pending_count
-        from .ingest import IngestInterrupted
+        from .ingest import IngestInterrupted, ingest
 
         targets = [str(p) for p in paths]
         report = ingest(self.brain, targets, self.model_settings(), **options)

@@ -10,7 +10,6 @@ import sqlite3
 import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
