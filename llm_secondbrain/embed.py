@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .config import Settings
-from .ollama import Embedder, EmbedError, InputRejected, ServerError, get_embedder, serialize
+from .ollama import (
+    Embedder,
+    EmbedError,
+    InputRejected,
+    ServerError,
+    get_embedder,
+    serialize,
+)
 from .progress import Ticker
 from .store import Brain
 from .wording import plural

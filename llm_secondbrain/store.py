@@ -60,8 +60,9 @@ def _raw_connect(path: str, driver: str | None, *, immutable: bool = False):
 
     `immutable` opens the file strictly read-only without its -shm/-wal side files: the only
     way SQLite can read a WAL-mode brain in a folder it may not write to."""
-    import sqlite_vec
     from urllib.parse import quote
+
+    import sqlite_vec
 
     if driver is None:
         driver = os.environ.get("SECONDBRAIN_SQLITE") or (
