@@ -67,9 +67,11 @@ def main() -> None:
     from llm_secondbrain import config
     from llm_secondbrain.api import SecondBrain
 
-    def note(path: str | None) -> str:
-        path = (path or "").replace(os.sep, "/")
-        return path[path.index("notes/"):] if "notes/" in path else path
+    root = str(args.work.resolve()) + os.sep
+
+    def note(path: str | None) -> str:  # the stored absolute path -> corpus.jsonl's path
+        path = path or ""
+        return (path[len(root):] if path.startswith(root) else path).replace(os.sep, "/")
 
     print(f"Personal notes, graded ({len(corpus)} notes, {len(queries)} queries; SecondBrain.search)")
     print(f"  {'mode':8s} {'kind':11s} nDCG@10  hit@1  answer@1")
