@@ -11,6 +11,7 @@ For each of --n queries (a golden file's "query" fields, in order), after --warm
 - search: the whole `SecondBrain.search` (fingerprint check, embed, recall, stale check).
 search - embed is everything the plugin adds around the model. Medians and 90th percentiles in ms.
 Run the server without --cache to time the model; with a cache, embed is a cache lookup.
+The last row times the server alone, one new connection per request (no keep-alive stall).
 """
 from __future__ import annotations
 
@@ -76,6 +77,25 @@ def main() -> None:
         print(f"  {label:28s} {statistics.median(times[name]):8.1f} {pct(times[name], 0.9):8.1f}")
     ours = [s - e for s, e in zip(times["search"], times["embed"])]
     print(f"  {'search - embed (ours, est.)':28s} {statistics.median(ours):8.1f} {pct(ours, 0.9):8.1f}")
+    # The server alone, one new connection per request (as curl does): a kept-alive connection
+    # to a server that writes headers and body in two sends (Python's http.server) waits for
+    # Nagle and the peer's delayed ACK, ~40 ms on Linux, which the embed row above includes.
+    import http.client
+    from urllib.parse import urlsplit
+
+    url = urlsplit(settings.ollama_url)
+    fresh = []
+    for q in queries:
+        body = json.dumps({"model": settings.embed_model, "input": [q]})
+        t0 = time.perf_counter()
+        conn = http.client.HTTPConnection(url.hostname, url.port or 80, timeout=30)
+        conn.request("POST", "/api/embed", body, {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        conn.close()
+        fresh.append((time.perf_counter() - t0) * 1000)
+        assert response.status == 200, response.status
+    print(f"  {'server, new connection each':28s} {statistics.median(fresh):8.1f} {pct(fresh, 0.9):8.1f}")
 
 
 if __name__ == "__main__":
