@@ -6,7 +6,7 @@ import pytest
 from llm_secondbrain import SecondBrain
 from llm_secondbrain.evaluate import answer_matches, collapse_to_notes, score_one
 from llm_secondbrain.recall import (
-    LITERAL_MAX_FILES, adaptive_weights, code_spans, content_words, fts_query, identifiers,
+    LITERAL_MAX_FILES, adaptive_weights, code_spans, is_claim, content_words, fts_query, identifiers,
     is_question, lexical_match, literal_pattern, zscore,
 )
 
@@ -95,6 +95,26 @@ def test_questions_and_function_words():
     assert content_words("to be or not to be") == "to be or not to be"
     assert adaptive_weights("why did the deploy fail?")[0]["lexical"] < 0.1
     assert adaptive_weights("deploy failure friday")[0]["lexical"] == 1.0
+
+
+def test_a_stated_claim_weighs_words_and_meaning_equally():
+    claim = "Activated Cdk5 regulates DNA damage-induced neuronal death."
+    assert is_claim(claim) and not is_claim("why did Cdk5 fail?") and not is_claim("Cdk5.")
+    assert not is_claim("deploy failure friday") and not is_claim("wait for it...")
+    weights, why = adaptive_weights(claim)  # not the code rule, though Cdk5 looks like code
+    assert weights["lexical"] == 1.0 and why.startswith("claim")
+
+
+def test_a_claim_promotes_no_literal_token(run, tmp_path, ollama):
+    """In a stated claim a rare token is the claim's subject: the abstracts holding it are not
+    moved above the rest of the ranking by it alone."""
+    notes = {"holder.md": "Cdk5 was measured in the sample.",
+             "other.md": "Kinase five regulates neuronal death after DNA damage in mice."}
+    run("brain", "ingest", write_notes(tmp_path / "c", notes), "--no-progress")
+    hits = recall_json(run, "Cdk5 regulates neuronal death after DNA damage.")
+    assert not any("literal" in h["ranks"] for h in hits)
+    hits = recall_json(run, "Cdk5 regulates neuronal death")  # keywords: the token is looked up
+    assert "literal" in hits[0]["ranks"]
 
 
 def test_zscore_fusion_scales_each_lane():
