@@ -854,6 +854,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # UUID / ULID
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
         return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
+    if _is_compound_name(tok):
+        return  # "phosphatidylinositol-3-kinase", "TLR4-TRIF-RIPK1-FADD-CASP8", "A/Netherlands/602/2009"
     is_hex = _HEX.fullmatch(tok) is not None
     if is_hex:
         if n < 32:
@@ -972,6 +974,22 @@ def _without_random_runs(window: str) -> str:
 _REF_BEFORE = "#/$@"
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
 _WORDY_SEGMENTS = _lazy(r"(?:[A-Za-z]{1,12}|\d+)(?:[-_.](?:[A-Za-z]{1,12}|\d+))+")
+_COMPOUND_PART = _lazy(r"[A-Za-z]+|\d+|[A-Za-z0-9]{1,8}")
+_COMPOUND_SEP = _lazy(r"[-_./]")
+_CASE_FLIP = _lazy(r"[a-z][0-9]*[A-Z]")
+
+
+def _is_compound_name(tok: str) -> bool:
+    """A name built of words, numbers and short codes joined by - _ . / (a chemical, a gene
+    pathway, a strain: "3-hydroxy-3-methylglutaryl", "GEP100-Arf6-AMAP1-cortactin") is not a
+    random token: a generated secret's parts between separators are long runs of mixed
+    characters, and their case changes at random ("SEeNW8bM_Rref-UFdiBKio"): no part of a
+    name has a capital after a small letter. One part must be a word of four letters or more."""
+    parts = _COMPOUND_SEP.split(tok)
+    return (len(parts) > 1 and all(_COMPOUND_PART.fullmatch(p) and not _CASE_FLIP.search(p) for p in parts)
+            and any(len(p) >= 4 and p.isalpha() for p in parts))
+
+
 _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
 _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
 _RANDOM_DOTTED = _lazy(r"[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{6,}){1,4}")

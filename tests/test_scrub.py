@@ -714,3 +714,22 @@ def test_service_labels_and_short_shapes_are_caught(name):
 ])
 def test_service_names_alone_do_not_redact(text):
     assert scrub(text) == text
+
+
+@pytest.mark.parametrize("name", [
+    "3-hydroxy-3-methylglutaryl", "phosphatidylinositol-3-kinase", "GEP100-Arf6-AMAP1-cortactin",
+    "TLR4-TRIF-RIPK1-FADD-CASP8", "A/Netherlands/602/2009", "epigallocatechin-3-gallate",
+])
+def test_compound_names_in_scientific_prose_are_left_alone(name):
+    """Found on SciFact abstracts: a chemical or a gene pathway near the word "key" is a name
+    built of words and short codes, not a random token."""
+    text = f"A key finding: the {name} pathway is essential for angiogenesis in these mice."
+    assert scrub(text) == text
+
+
+def test_a_random_token_with_separators_beside_a_secret_word_is_still_redacted():
+    rng = random.Random(11)
+    alphabet = string.ascii_letters + string.digits
+    token = "-".join("".join(rng.choice(alphabet) for _ in range(9)) for _ in range(3))
+    token = "aB" + token  # a capital after a small letter, as random tokens have
+    assert token not in scrub(f"the freshworks api key is {token} for the sandbox")
