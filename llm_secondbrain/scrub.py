@@ -1595,6 +1595,8 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
     eol = low.find("\r", pos, end)
     if eol >= 0:
         end = eol
+    if _PW_CHAR.search(text, pos, end) is None:
+        return  # no word here can have a password's shape: skip judging them one by one
     after_connector = True  # right after the keyword counts as a connector
     count = 0
     for wm in _WORD.finditer(text, pos, end):
@@ -1615,6 +1617,9 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         after_connector = connector
 
 
+# _pw_shape is 0 for a word without a digit (str.isdigit, which some non-ASCII characters pass)
+# or one of "!@#$%^&*?~": one search of the window rules out runs of plain words ("password: " x N).
+_PW_CHAR = _lazy(r"[0-9!#$%&*?@^~\x80-\U0010ffff]")
 _PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$")
 
 
