@@ -593,18 +593,39 @@ def _b64_creds(v: str) -> bool:
 # the scrubber
 # --------------------------------------------------------------------------------------------
 class _Spans:
-    __slots__ = ("items",)
+    """The spans found in one document, and the verdicts on its values.
+
+    A document that repeats a line ("password: X" a thousand times) repeats its values: each
+    verdict that depends on the value alone is reached once per document (and forgotten with it).
+    """
+    __slots__ = ("items", "filler", "value_ok")
 
     def __init__(self):
         self.items: list[tuple[int, int, str]] = []
+        self.filler: dict[str, bool] = {}
+        self.value_ok: dict[tuple, bool] = {}
 
     def add(self, s: int, e: int, kind: str, text: str) -> None:
         if e <= s:
             return
         v = text[s:e]
-        if _MARK in v or (kind != "private_key" and (_low_information(v) or _placeholder_token(v))):
-            return  # filler and placeholders ("xxxx…", "AIzaaaa…", "…EXAMPLE") are no secret
+        if _MARK in v:
+            return
+        if kind != "private_key":
+            filler = self.filler.get(v)
+            if filler is None:
+                filler = self.filler[v] = _low_information(v) or _placeholder_token(v)
+            if filler:
+                return  # filler and placeholders ("xxxx…", "AIzaaaa…", "…EXAMPLE") are no secret
         self.items.append((s, e, kind))
+
+    def value_fits(self, v: str, cls: int, quoted: bool) -> bool:
+        """_value_ok, once per distinct (value, label class, quoted) in the document."""
+        key = (v, cls, quoted)
+        ok = self.value_ok.get(key)
+        if ok is None:
+            ok = self.value_ok[key] = _value_ok(v, cls, quoted)
+        return ok
 
 
 def _lower(text: str) -> str:
@@ -1095,7 +1116,7 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
             if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
                 v = text[pos + 1:end].strip()
-                if v and _value_ok(v, cls, True):
+                if v and spans.value_fits(v, cls, True):
                     off = text.find(v, pos + 1, end)
                     spans.add(off, off + len(v), kind, text)
                     return True
@@ -1172,7 +1193,7 @@ def _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, v, vs, spans)
             return False
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
         return False
-    if not _value_ok(v, cls, quoted):
+    if not spans.value_fits(v, cls, quoted):
         return False
     spans.add(vs, vs + len(v), kind, text)
     return True
