@@ -1254,16 +1254,20 @@ _ORACLE = _lazy(r"(?:thin:@?|sqlplus\s+|(?<![\w/])[A-Za-z_][A-Za-z0-9_]{0,30}/)(
 
 
 def _url_creds(text: str, spans: _Spans) -> None:
+    placeholders: dict[str, bool] = {}  # a password repeated in many URLs is judged once
     i = text.find("://")
     while i >= 0:
         m = _URL_CRED.match(text, i + 3)
         if m is not None:
             pw = m.group(2)
-            a = i
-            while a > 0 and text[a - 1] in _SCHEME_CHARS and i - a < 30:
-                a -= 1
-            scheme = text[a:i].lower()
-            if not _url_placeholder(pw):
+            placeholder = placeholders.get(pw)
+            if placeholder is None:
+                placeholder = placeholders[pw] = _url_placeholder(pw)
+            if not placeholder:
+                a = i
+                while a > 0 and text[a - 1] in _SCHEME_CHARS and i - a < 30:
+                    a -= 1
+                scheme = text[a:i].lower()
                 kind = "url_credentials" if scheme in _WEB_SCHEMES else "connection_string"
                 spans.add(m.start(2), m.end(2), kind, text)
             i = text.find("://", m.end())
