@@ -1023,6 +1023,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
     cache = _LABEL_CACHE
     last = -1
     repeat = ("", -1)  # the last label whose value was redacted, and where that value ends
+    pw_char = -1  # the next character a password needs (_PW_CHAR): one search, reused while ahead
     for m in (_skipping(_STEM, low, skip) if skip else _STEM.finditer(low)):
         i = m.start()
         if i < last:
@@ -1049,7 +1050,11 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
             if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
                 repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
         if not done and m.group() in _PW_STEMS:
-            _prose_kw(text, low, i, spans, words)
+            if pw_char < i:
+                pm = _PW_CHAR.search(text, i)
+                pw_char = pm.start() if pm is not None else len(text)
+            if pw_char < i + _PROSE_REACH:  # else no word after it can be a password
+                _prose_kw(text, low, i, spans, words)
 
 
 _STEM = _lazy(r"p(?:ass|w|sk)|s(?:ecret|ig|leutel|chl[üu]ssel)|token|k(?:ey|ennwort|odeord)|"
@@ -1068,6 +1073,12 @@ def _label_info(ident: str) -> tuple:
     return info
 
 
+# _pw_shape is 0 for a word without a digit (str.isdigit, which some non-ASCII characters pass)
+# or one of "!@#$%^&*?~": where none follows a password word within the reach of _prose_after
+# (a keyword of at most 12 characters, then 90), runs of plain words ("password: " x N) are
+# not judged one by one.
+_PW_CHAR = _lazy(r"[0-9!#$%&*?@^~\x80-\U0010ffff]")
+_PROSE_REACH = 12 + 90
 _PW_STEMS = frozenset(("pass", "pw", "kennwort", "lösenord", "losenord", "wachtwoord", "contrase",
                        "kodeord", "adgangskode", "mdp", "clave"))
 
@@ -1620,8 +1631,6 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
     eol = low.find("\r", pos, end)
     if eol >= 0:
         end = eol
-    if _PW_CHAR.search(text, pos, end) is None:
-        return  # no word here can have a password's shape: skip judging them one by one
     after_connector = True  # right after the keyword counts as a connector
     count = 0
     for wm in _WORD.finditer(text, pos, end):
@@ -1642,9 +1651,6 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         after_connector = connector
 
 
-# _pw_shape is 0 for a word without a digit (str.isdigit, which some non-ASCII characters pass)
-# or one of "!@#$%^&*?~": one search of the window rules out runs of plain words ("password: " x N).
-_PW_CHAR = _lazy(r"[0-9!#$%&*?@^~\x80-\U0010ffff]")
 _PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$")
 
 
