@@ -965,9 +965,9 @@ def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: 
         j -= 1
     if j == s or s - j > 6:
         return False
-    k = j
-    while k > a and j - k <= 40 and (low[k - 1].isalnum() or low[k - 1] in "_.-"):
-        k -= 1
+    # the identifier that ends at j (at most 41 characters, not before a): one match of the
+    # reversed text instead of a step per character
+    k = j - _IDENT_REVERSED.match(low[max(a, j - 41):j][::-1]).end()
     ident = low[k:j]
     # the name, or a name that starts with it ("webexbot", "mailgun_eu")
     if not ident or not any(part in _SERVICES or (len(part) > 5 and part[:5] in _SERVICE_HEADS
@@ -978,6 +978,7 @@ def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: 
 
 
 _IDENT_PARTS = _lazy(r"[_.\-]")
+_IDENT_REVERSED = _lazy(r"[\w.\-]*")  # \w is exactly str.isalnum() or "_"
 _TOKEN_RUN = _lazy(r"[a-z0-9_\-.~+/]{20,}")  # in the lower-cased window
 _ASCII_DIGIT = _lazy(r"[0-9]")
 
