@@ -267,9 +267,6 @@ _GENERIC_PREFIXED = _lazy(
 _B64ISH = _lazy(r"[A-Za-z0-9+/]{40}")
 
 
-
-
-
 def _low_information(v: str) -> bool:
     """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…', 'AbCeFG123'.
 
