@@ -267,10 +267,6 @@ _GENERIC_PREFIXED = _lazy(
 _B64ISH = _lazy(r"[A-Za-z0-9+/]{40}")
 
 
-
-_PLUS_ONE = bytes(range(1, 256)) + b"\x00"  # 0xff never occurs in UTF-8, so the wrap is harmless
-
-
 def _low_information(v: str) -> bool:
     """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…', 'AbCeFG123'.
 
@@ -284,13 +280,17 @@ def _low_information(v: str) -> bool:
         return False
     o = s.encode("utf-8", "replace")
     # A step of 0 or +1 from the character before, or a repeat of the second or third before,
-    # counted at C speed: XOR two byte strings read as big integers, and count the zero bytes.
-    size, big = len(o) - 3, int.from_bytes
-    cur, prev = big(o[3:], "big"), o[2:-1]
-    hits = ((cur ^ big(prev, "big")).to_bytes(size, "big").count(0)
-            + (cur ^ big(prev.translate(_PLUS_ONE), "big")).to_bytes(size, "big").count(0)
-            + (cur ^ big(o[1:-2], "big")).to_bytes(size, "big").count(0)
-            + (cur ^ big(o[:-3], "big")).to_bytes(size, "big").count(0))
+    # counted at C speed: read the bytes as one big integer, shift it by one, two and three
+    # bytes, XOR each with the current bytes and count the zero bytes. Adding 0x0101…01
+    # (mask // 255) adds 1 to every byte and never carries: 0xff never occurs in UTF-8.
+    size = len(o) - 3
+    word = int.from_bytes(o, "big")
+    mask = (1 << (8 * size)) - 1
+    cur, prev = word & mask, (word >> 8) & mask
+    hits = ((cur ^ prev).to_bytes(size, "big").count(0)
+            + (cur ^ (prev + mask // 255)).to_bytes(size, "big").count(0)
+            + (cur ^ ((word >> 16) & mask)).to_bytes(size, "big").count(0)
+            + (cur ^ (word >> 24)).to_bytes(size, "big").count(0))
     # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
     if hits < (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3):
         return False
@@ -593,18 +593,39 @@ def _b64_creds(v: str) -> bool:
 # the scrubber
 # --------------------------------------------------------------------------------------------
 class _Spans:
-    __slots__ = ("items",)
+    """The spans found in one document, and the verdicts on its values.
+
+    A document that repeats a line ("password: X" a thousand times) repeats its values: each
+    verdict that depends on the value alone is reached once per document (and forgotten with it).
+    """
+    __slots__ = ("items", "filler", "value_ok")
 
     def __init__(self):
         self.items: list[tuple[int, int, str]] = []
+        self.filler: dict[str, bool] = {}
+        self.value_ok: dict[tuple, bool] = {}
 
     def add(self, s: int, e: int, kind: str, text: str) -> None:
         if e <= s:
             return
         v = text[s:e]
-        if _MARK in v or (kind != "private_key" and (_low_information(v) or _placeholder_token(v))):
-            return  # filler and placeholders ("xxxx…", "AIzaaaa…", "…EXAMPLE") are no secret
+        if _MARK in v:
+            return
+        if kind != "private_key":
+            filler = self.filler.get(v)
+            if filler is None:
+                filler = self.filler[v] = _low_information(v) or _placeholder_token(v)
+            if filler:
+                return  # filler and placeholders ("xxxx…", "AIzaaaa…", "…EXAMPLE") are no secret
         self.items.append((s, e, kind))
+
+    def value_fits(self, v: str, cls: int, quoted: bool) -> bool:
+        """_value_ok, once per distinct (value, label class, quoted) in the document."""
+        key = (v, cls, quoted)
+        ok = self.value_ok.get(key)
+        if ok is None:
+            ok = self.value_ok[key] = _value_ok(v, cls, quoted)
+        return ok
 
 
 def _lower(text: str) -> str:
@@ -943,9 +964,9 @@ def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: 
         j -= 1
     if j == s or s - j > 6:
         return False
-    k = j
-    while k > a and j - k <= 40 and (low[k - 1].isalnum() or low[k - 1] in "_.-"):
-        k -= 1
+    # the identifier that ends at j (at most 41 characters, not before a): one match of the
+    # reversed text instead of a step per character
+    k = j - _IDENT_REVERSED.match(low[max(a, j - 41):j][::-1]).end()
     ident = low[k:j]
     # the name, or a name that starts with it ("webexbot", "mailgun_eu")
     if not ident or not any(part in _SERVICES or (len(part) > 5 and part[:5] in _SERVICE_HEADS
@@ -956,6 +977,7 @@ def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: 
 
 
 _IDENT_PARTS = _lazy(r"[_.\-]")
+_IDENT_REVERSED = _lazy(r"[\w.\-]*")  # \w is exactly str.isalnum() or "_"
 _TOKEN_RUN = _lazy(r"[a-z0-9_\-.~+/]{20,}")  # in the lower-cased window
 _ASCII_DIGIT = _lazy(r"[0-9]")
 
@@ -1020,6 +1042,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
     cache = _LABEL_CACHE
     last = -1
     repeat = ("", -1)  # the last label whose value was redacted, and where that value ends
+    pw_char = -1  # the next character a password needs (_PW_CHAR): one search, reused while ahead
     for m in (_skipping(_STEM, low, skip) if skip else _STEM.finditer(low)):
         i = m.start()
         if i < last:
@@ -1046,7 +1069,11 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
             if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
                 repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
         if not done and m.group() in _PW_STEMS:
-            _prose_kw(text, low, i, spans, words)
+            if pw_char < i:
+                pm = _PW_CHAR.search(text, i)
+                pw_char = pm.start() if pm is not None else len(text)
+            if pw_char < i + _PROSE_REACH:  # else no word after it can be a password
+                _prose_kw(text, low, i, spans, words)
 
 
 _STEM = _lazy(r"p(?:ass|w|sk)|s(?:ecret|ig|leutel|chl[üu]ssel)|token|k(?:ey|ennwort|odeord)|"
@@ -1065,6 +1092,12 @@ def _label_info(ident: str) -> tuple:
     return info
 
 
+# _pw_shape is 0 for a word without a digit (str.isdigit, which some non-ASCII characters pass)
+# or one of "!@#$%^&*?~": where none follows a password word within the reach of _prose_after
+# (a keyword of at most 12 characters, then 90), runs of plain words ("password: " x N) are
+# not judged one by one.
+_PW_CHAR = _lazy(r"[0-9!#$%&*?@^~\x80-\U0010ffff]")
+_PROSE_REACH = 12 + 90
 _PW_STEMS = frozenset(("pass", "pw", "kennwort", "lösenord", "losenord", "wachtwoord", "contrase",
                        "kodeord", "adgangskode", "mdp", "clave"))
 
@@ -1113,7 +1146,7 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
             if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
                 v = text[pos + 1:end].strip()
-                if v and _value_ok(v, cls, True):
+                if v and spans.value_fits(v, cls, True):
                     off = text.find(v, pos + 1, end)
                     spans.add(off, off + len(v), kind, text)
                     return True
@@ -1190,7 +1223,7 @@ def _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, v, vs, spans)
             return False
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
         return False
-    if not _value_ok(v, cls, quoted):
+    if not spans.value_fits(v, cls, quoted):
         return False
     spans.add(vs, vs + len(v), kind, text)
     return True
@@ -1251,16 +1284,20 @@ _ORACLE = _lazy(r"(?:thin:@?|sqlplus\s+|(?<![\w/])[A-Za-z_][A-Za-z0-9_]{0,30}/)(
 
 
 def _url_creds(text: str, spans: _Spans) -> None:
+    placeholders: dict[str, bool] = {}  # a password repeated in many URLs is judged once
     i = text.find("://")
     while i >= 0:
         m = _URL_CRED.match(text, i + 3)
         if m is not None:
             pw = m.group(2)
-            a = i
-            while a > 0 and text[a - 1] in _SCHEME_CHARS and i - a < 30:
-                a -= 1
-            scheme = text[a:i].lower()
-            if not _url_placeholder(pw):
+            placeholder = placeholders.get(pw)
+            if placeholder is None:
+                placeholder = placeholders[pw] = _url_placeholder(pw)
+            if not placeholder:
+                a = i
+                while a > 0 and text[a - 1] in _SCHEME_CHARS and i - a < 30:
+                    a -= 1
+                scheme = text[a:i].lower()
                 kind = "url_credentials" if scheme in _WEB_SCHEMES else "connection_string"
                 spans.add(m.start(2), m.end(2), kind, text)
             i = text.find("://", m.end())
