@@ -178,13 +178,6 @@ def embed_pending(
             embedder.close()
 
 
-def reembed_all(brain: Brain, settings: Settings | None = None, **kwargs) -> EmbedReport:
-    """Rebuild every vector with the current model. Crash safe: the first transaction drops
-    the vectors, puts every chunk back in the queue and records the target; a rerun after a
-    kill continues the backlog instead of starting over."""
-    return embed_pending(brain, settings, reembed=True, **kwargs)
-
-
 Row = tuple[int, str, str]  # chunk id, text sha, text
 Answer = bytes | str  # a vector ready to store, or why there is none
 

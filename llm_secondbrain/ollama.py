@@ -325,9 +325,6 @@ class Embedder:
     name: str
     doc_prefix: str
     query_prefix: str
-    # Requests the backlog may have in flight at once. An `llm` plugin's model need not be
-    # thread safe; httpx's client is, and Ollama queues what it cannot run in parallel.
-    concurrency: int = 1
 
     def _embed(self, texts: list[str]) -> list[list[float]]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -352,8 +349,6 @@ class Embedder:
 
 
 class OllamaEmbedder(Embedder):
-    concurrency = 2  # the next request is on its way while an answer is decoded
-
     def __init__(self, settings: Settings, model: str, *, transport: httpx.BaseTransport | None = None):
         self.model = canonical_model(model)
         self.name = self.model

@@ -94,11 +94,6 @@ class RecallOptions:
         return cls(**{k: v for k, v in values.items() if v is not None})
 
 
-def public_fields() -> list[dataclasses.Field]:
-    """The options a model or a casual user is offered (no benchmark knobs)."""
-    return [f for f in dataclasses.fields(RecallOptions) if not f.metadata["bench"]]
-
-
 def json_schema(*, include_bench: bool = False, query: bool = True) -> dict:
     """A JSON schema of the options (for MCP tools and other machine callers)."""
     props: dict[str, dict] = {}
