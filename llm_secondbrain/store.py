@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -367,6 +368,22 @@ class Brain:
         _refuse_a_stranger(conn, self.path)  # before anything could change the file
         self._configure()
         _migrate(self.db)
+        self._connect_search_index()
+
+    def _connect_search_index(self) -> None:
+        """Construct the FTS5 table's connection now, where a transient failure can be retried.
+        FTS5 reads its config the first time a connection uses the index; if another process
+        is resetting the WAL at that moment (every command's closing checkpoint does), that
+        read can fail with "vtable constructor failed" instead of waiting, and a recall would
+        fail with it. Seen once under load with two ingesters and four recallers."""
+        for attempt in range(5):
+            try:
+                self.conn.execute("SELECT rowid FROM fts_chunks LIMIT 0").fetchall()
+                return
+            except DB_ERRORS as e:
+                if "vtable constructor failed" not in str(e) or attempt == 4:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
 
     def _can_read_immutable(self, error: BaseException) -> bool:
         """Only for 'read-only' failures of an existing brain whose WAL holds nothing unsaved
