@@ -33,6 +33,7 @@ Function words are dropped from the lexical query (`content_words`): in a small 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -134,23 +135,21 @@ class Filters:
             clauses.append(f"coalesce({alias}.ts, {alias}.created) >= ?")
             params.append(self.since)
         if self.until:
-            # a bare date means the whole day
+            # already the end of its day when a date was given (dates.parse, end=True)
             clauses.append(f"coalesce({alias}.ts, {alias}.created) < ?")
-            params.append(self.until + "\uffff" if len(self.until) == 10 else self.until)
+            params.append(self.until)
         if self.format:
             clauses.append(f"{alias}.path IN (SELECT path FROM files WHERE format = ?)")
             params.append(self.format)
         return " AND ".join(clauses), params
 
     def __bool__(self) -> bool:
-        return any((self.project, self.source, self.path, self.since, self.until, self.format,
-                    self.exclude_source, self.role))
+        return bool(self.sql()[0])
 
     @classmethod
     def of(cls, options: RecallOptions) -> "Filters":
-        return cls(project=options.project, source=options.source, path=options.path,
-                   since=options.since, until=options.until, format=options.format,
-                   exclude_source=options.exclude_source, role=options.role)
+        """The filtering fields of the options (each Filters field is a RecallOptions field)."""
+        return cls(**{f.name: getattr(options, f.name) for f in dataclasses.fields(cls)})
 
 
 @dataclass
