@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from . import dates
 from .config import Settings
 from .readers import Section
 from .scrub import scrub
@@ -82,12 +83,16 @@ def logs_path(logs_db: str | os.PathLike | None = None) -> Path:
     return path
 
 
-def check_since(since: str | None) -> None:
-    if since is not None:
-        try:
-            datetime.fromisoformat(since)
-        except ValueError:
-            raise ValueError(f"--since must be an ISO date such as 2026-01-31, not {since!r}") from None
+def check_since(since: str | None) -> str | None:
+    """--since as the instant turns are compared with (dates.parse: ISO, 7d, yesterday, a bare
+    date in the user's zone), or a one-line error."""
+    if since is None:
+        return None
+    try:
+        return dates.parse(since)
+    except ValueError:
+        raise ValueError(f"--since must be an ISO date such as 2026-01-31 (or 7d, yesterday), "
+                         f"not {since!r}") from None
 
 
 def open_log(path: str | os.PathLike) -> sqlite3.Connection:
@@ -253,7 +258,7 @@ def ingest_logs(brain: Brain, report: "IngestReport", settings: Settings, *, log
     (a brain: fragment, the brain_recall tool) are left out unless `include_brain_turns`."""
     from .ingest import ingest_document
 
-    check_since(since)
+    start = check_since(since)
     path = logs_path(logs_db)
     key = CURSOR_PREFIX + str(path)
     options = {"include_brain_turns": include_brain_turns, "since": since}
@@ -265,7 +270,7 @@ def ingest_logs(brain: Brain, report: "IngestReport", settings: Settings, *, log
         changed, after = reader.changed(cursor)
         for cid in sorted(changed):
             turns = reader.conversation(cid)
-            if since and not any(t.ts and t.ts >= since for t in turns):
+            if start and not any(t.ts and t.ts >= start for t in turns):
                 continue
             report.files_seen += 1
             kept = [t for t in turns if include_brain_turns or not t.uses_brain]
