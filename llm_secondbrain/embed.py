@@ -304,10 +304,11 @@ class _Backlog:
             previous: dict[str, Answer] = {}
             current = self._send(next(batches, None), previous)
             while current is not None:
-                rows, answers = current[0], current[1].result()
+                rows, known, flight = current
+                answers = {**known, **flight.result()}
                 previous = answers
                 current = self._send(next(batches, None), previous)
-                written = self._write(rows, answers)
+                written = self._write(rows, answers, reused=set(known))
                 done += written
                 if ticker is not None:
                     ticker.show(f"{done:,} of {total:,} chunks")
@@ -340,7 +341,7 @@ class _Backlog:
         known = {sha: previous[sha] for sha in texts if isinstance(previous.get(sha), bytes)}
         known.update(self._twins([sha for sha in texts if sha not in known]))
         todo = [(sha, text) for sha, text in texts.items() if sha not in known]
-        return rows, _InFlight(lambda: {**known, **self._embed_isolating(todo)}, set(known))
+        return rows, known, _InFlight(lambda: self._embed_isolating(todo))
 
     def _twins(self, shas: list[str]) -> dict[str, bytes]:
         """Vectors of embedded chunks with the same text, by sha."""
@@ -401,10 +402,11 @@ class _Backlog:
                 out.append(str(e))
         return out
 
-    def _write(self, rows: list[Row], answers: dict[str, Answer]) -> int:
+    def _write(self, rows: list[Row], answers: dict[str, Answer], reused: set[str]) -> int:
         """Write one batch in one transaction. Only a chunk still pending with the same text
         is written: an ingest or forget may have changed it while the server worked. A
-        pending chunk that has an old vector (brains from the seed script) loses it."""
+        pending chunk that has an old vector (brains from the seed script) loses it. `reused`:
+        the texts whose vector was taken from a twin rather than embedded in this batch."""
         ids = [cid for cid, _sha, _text in rows]
         marks = ",".join("?" * len(ids))
         done: set[str] = set()
@@ -424,9 +426,9 @@ class _Backlog:
                 if isinstance(answer, bytes):
                     vectors.append((cid, answer))
                     states.append((1, None, cid))
-                    reused = sha in answers.reused or sha in done
+                    copied = sha in reused or sha in done
                     done.add(sha)
-                    if reused:
+                    if copied:
                         self.report.reused += 1
                     else:
                         self.report.embedded += 1
@@ -440,19 +442,10 @@ class _Backlog:
         return len(states)
 
 
-class _Answers(dict):
-    """A batch's answers by sha, knowing which were reused rather than embedded now."""
-
-    def __init__(self, answers: dict[str, Answer], reused: set[str]):
-        super().__init__(answers)
-        self.reused = reused
-
-
 class _InFlight:
     """One request on a daemon thread: a daemon, so Ctrl-C never waits for a slow server."""
 
-    def __init__(self, fn: Callable[[], dict[str, Answer]], reused: set[str]):
-        self._reused = reused
+    def __init__(self, fn: Callable[[], dict[str, Answer]]):
         self._done = threading.Event()
         self._value: dict[str, Answer] | None = None
         self._error: BaseException | None = None
@@ -466,11 +459,11 @@ class _InFlight:
         finally:
             self._done.set()
 
-    def result(self) -> _Answers:
+    def result(self) -> dict[str, Answer]:
         self._done.wait()
         if self._error is not None:
             raise self._error
-        return _Answers(self._value or {}, self._reused)
+        return self._value or {}
 
 
 def _safe_reason(reason: str, text: str) -> str:
