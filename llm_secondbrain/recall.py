@@ -21,7 +21,8 @@ How much the lexical lane counts depends on the query (`adaptive_weights`):
   question -> answer pairs. For a question the lexical lane only breaks near-ties in dense
   (weight `QUESTION_LEXICAL_WEIGHT`);
 - a claim, a sentence that states something and ends with a full stop ("Cdk5 regulates
-  neuronal death."), fuses both lanes with equal weight and promotes no literal token: every
+  neuronal death."), fuses both lanes with equal weight and, where the lexical lane weighs its
+  words, promotes no literal token (with `--mode dense` alone it still does): every
   word of it is evidence, and the gene or compound it names is a term the claim is about, held
   by the abstracts that disagree with it as much as by the one that answers it (SciFact train:
   0.731 -> 0.743 nDCG@10 over the rules below; a claim with a code-like term used to take
@@ -891,7 +892,10 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         # ties (a chunk found only below both pools) keep the better lane rank
         scored = sorted(fused.items(), key=lambda kv: (-kv[1]["score"], min(kv[1]["ranks"].values())))
     holders = literal(conn, query, filters)
-    if not is_claim(query):  # a claim's rare term is its subject, not a token looked up
+    # In a claim the rare term is its subject (abstracts that disagree hold it too): where the
+    # lexical lane weighs it with the claim's other words, it decides nothing alone. Dense alone
+    # weighs no word, so there the literal lane still speaks for it.
+    if "lexical" not in lanes or not is_claim(query):
         scored = promote(scored, holders, by_title=not is_natural(query))
     scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
     result = RecallResult(_hits(conn, scored[:options.k], query), used,

@@ -115,6 +115,11 @@ def test_a_claim_promotes_no_literal_token(run, tmp_path, ollama):
     assert not any("literal" in h["ranks"] for h in hits)
     hits = recall_json(run, "Cdk5 regulates neuronal death")  # keywords: the token is looked up
     assert "literal" in hits[0]["ranks"]
+    # dense alone weighs no word: there the literal lane still speaks for the claim's token
+    hits = recall_json(run, "Cdk5 regulates neuronal death after DNA damage.", "--mode", "dense")
+    assert "literal" in hits[0]["ranks"]
+    hits = recall_json(run, "Cdk5 regulates neuronal death after DNA damage.", "--mode", "lexical")
+    assert not any("literal" in h["ranks"] for h in hits)
 
 
 def test_zscore_fusion_scales_each_lane():
