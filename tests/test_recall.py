@@ -1,5 +1,6 @@
 import json
 import random
+import sqlite3
 
 import pytest
 
@@ -368,6 +369,16 @@ def test_code_spans_keep_their_stopwords_as_a_phrase():
     assert code_spans("a built-in way I'm sure doesn't exist") == ["built-in"]
     match = lexical_match(None, 'autocomplete="off"')
     assert match == '"autocomplete off"'  # the stopword stays, inside the phrase
+
+
+def test_a_compound_written_as_prose_is_its_words_unless_it_holds_a_function_word():
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE fts_chunks USING fts5(text)")
+    # a note saying "each letter, thirteen places on" still counts for "thirteen-letter"
+    assert lexical_match(conn, "thirteen-letter rotation cipher") == '"thirteen" OR "letter" OR "rotation" OR "cipher"'
+    # the function word is the point: dropped alone, kept inside the phrase
+    assert lexical_match(conn, "clojure merge-with maps") == '"clojure" OR "merge" OR "maps" OR "merge with"'
+    assert lexical_match(conn, "`year-month-day` format") == '"format" OR "year month day"'  # backticked: code
 
 
 def test_the_note_about_a_token_ranks_above_one_that_lists_it(run, tmp_path, ollama):
