@@ -58,10 +58,18 @@ def collapse_to_notes(paths: Iterable[str | None]) -> list[str]:
 
 
 def score_one(ranked_notes: list[str], answers: list[str], k: int = K) -> dict[str, float]:
-    """The four metrics of one query over its top `k` notes (binary relevance)."""
+    """The four metrics of one query over its top `k` notes (binary relevance). Each answer
+    is credited once: a second stored copy of it (the same folder ingested from two places)
+    is not a second hit, so the figures stay within 0..1."""
     top = ranked_notes[:k]
-    rel = [any(answer_matches(a, note) for a in answers) for note in top]
-    found = {a for a in answers if any(answer_matches(a, note) for note in top)}
+    unmatched = list(answers)
+    rel = []
+    for note in top:
+        answer = next((a for a in unmatched if answer_matches(a, note)), None)
+        if answer is not None:
+            unmatched.remove(answer)
+        rel.append(answer is not None)
+    found = len(answers) - len(unmatched)
     first = next((i for i, r in enumerate(rel) if r), None)
     dcg = sum(1 / math.log2(i + 2) for i, r in enumerate(rel) if r)
     idcg = sum(1 / math.log2(i + 2) for i in range(min(len(answers), k)))
@@ -69,7 +77,7 @@ def score_one(ranked_notes: list[str], answers: list[str], k: int = K) -> dict[s
         "hit@1": float(bool(rel) and rel[0]),
         "MRR@10": 0.0 if first is None else 1 / (first + 1),
         "nDCG@10": dcg / idcg,
-        "recall@10": len(found) / len(answers),
+        "recall@10": found / len(answers),
     }
 
 

@@ -461,6 +461,9 @@ def test_eval_scoring_collapses_to_notes_and_matches_suffixes():
     scores = score_one(notes, ["b.md", "c.md"])
     assert scores["hit@1"] == 0 and scores["MRR@10"] == 0.5 and scores["recall@10"] == 1.0
     assert 0 < scores["nDCG@10"] < 1
+    # the same folder ingested from two places: the second copy of an answer is no second hit
+    twice = score_one(["/a/b.md", "/copy/b.md", "/a/x.md"], ["b.md"])
+    assert twice == {"hit@1": 1.0, "MRR@10": 1.0, "nDCG@10": 1.0, "recall@10": 1.0}
 
 
 def test_chunk_size_follows_the_embedding_model():
