@@ -241,10 +241,10 @@ def _build_dispatch():
     table: dict[str, list[tuple[re.Pattern, str, bool]]] = {}
     for prefix, rest, kind, check in _VENDORS:
         rx = re.compile(re.escape(prefix) + rest)
-        table.setdefault(prefix[:2], []).append((rx, kind, check, len(prefix)))
+        table.setdefault(prefix[:2], []).append((prefix, rx, kind, check, len(prefix)))
     # longer prefixes first, so "sk-ant-" wins over "sk-"
     for rules in table.values():
-        rules.sort(key=lambda r: -len(r[0].pattern))
+        rules.sort(key=lambda r: -len(r[1].pattern))
     return table
 
 
@@ -730,7 +730,9 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
         rules = dispatch.get(tok[:2])
         if rules is not None:
             hit = False
-            for rx, kind, check, plen in rules:
+            for prefix, rx, kind, check, plen in rules:
+                if not text.startswith(prefix, s):
+                    continue  # (a plain comparison first: most rules of a bucket differ in the prefix)
                 vm = rx.match(text, s)
                 if vm is None:
                     continue
