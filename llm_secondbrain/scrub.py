@@ -598,12 +598,13 @@ class _Spans:
     A document that repeats a line ("password: X" a thousand times) repeats its values: each
     verdict that depends on the value alone is reached once per document (and forgotten with it).
     """
-    __slots__ = ("items", "filler", "value_ok")
+    __slots__ = ("items", "filler", "value_ok", "context")
 
     def __init__(self):
         self.items: list[tuple[int, int, str]] = []
         self.filler: dict[str, bool] = {}
         self.value_ok: dict[tuple, bool] = {}
+        self.context: dict[tuple, bool] = {}  # _secret_context, by token and context window
 
     def add(self, s: int, e: int, kind: str, text: str) -> None:
         if e <= s:
@@ -807,6 +808,8 @@ def _shapes(text, low, s, e, tok, spans) -> None:
         if tm is not None and tm.end() > s:
             spans.add(b, tm.end(), "telegram_bot_token", text)
             return
+    if spans.filler.get(tok):
+        return  # a filler value seen before: every rule below would add it as [s, e), which add() refuses
     if c0 in "01" and tok[1:3] == ".A" and _AZURE_REFRESH.fullmatch(tok):
         spans.add(s, e, "azure_refresh_token", text)
         return
@@ -897,6 +900,19 @@ def _contextual(text, low, s, e, tok, spans) -> None:
             nl3 = low.rfind("\n", a, nl2)
             if nl3 >= 0:
                 a = nl3
+    # A document that repeats a line repeats its tokens in the same context: the verdict depends
+    # on the token and on the window's text alone, so each distinct pair is judged once.
+    key = (tok, low[a:s], text[a:s])
+    secret = spans.context.get(key)
+    if secret is None:
+        secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo)
+    if secret:
+        spans.add(s, e, "secret", text)
+
+
+def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: bool) -> bool:
+    """Does the window low[a:s] before the token make it a secret: a secret word (not a hash or
+    id word), or a service's name as its label? Reads nothing outside [a, s) but the token."""
     # words only: neither a marker nor another long token (whose letters may spell "sha" or
     # "key" by chance, and which a second pass sees as a marker) counts as context
     window = low[a:s]
@@ -904,11 +920,10 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         window = _MARK_RE.sub(" ", window)
     window = _without_random_runs(window)
     vendor = _CTX_GOOD_RE.search(window) is None
-    if _CTX_BAD_RE.search(window) is not None or (vendor and not _vendor_label(low, a, s, tok, is_hex, up and lo)):
-        return  # no secret word nor a service's name as the label; or "sha256", "commit", ...
+    if _CTX_BAD_RE.search(window) is not None or (vendor and not _vendor_label(low, a, s, tok, is_hex, mixed_case)):
+        return False  # no secret word nor a service's name as the label; or "sha256", "commit", ...
     if vendor:
-        spans.add(s, e, "secret", text)
-        return
+        return True
     # a value of a non-secret label right before ("client_id=...", "trace_id: ...")
     j = s
     while j > a and low[j - 1] in " \t\"'`":
@@ -922,15 +937,11 @@ def _contextual(text, low, s, e, tok, spans) -> None:
             k -= 1
         lab = text[k:b]
         if b > k and (low[j - 1] == "=" or not lab.isalpha()) and _label_class(lab) == _NOT:
-            return  # "client_id=...", "trace_id: ..." (but not a chat speaker "Ola: ...")
+            return False  # "client_id=...", "trace_id: ..." (but not a chat speaker "Ola: ...")
     if is_hex:
         tail = window[-80:]
-        for w in _HEX_GOOD:
-            if w in tail:
-                break
-        else:
-            return
-    spans.add(s, e, "secret", text)
+        return any(w in tail for w in _HEX_GOOD)
+    return True
 
 
 # Services whose keys scanners find by the service's name as the label ("cloudflare: '…'",
