@@ -598,12 +598,13 @@ class _Spans:
     A document that repeats a line ("password: X" a thousand times) repeats its values: each
     verdict that depends on the value alone is reached once per document (and forgotten with it).
     """
-    __slots__ = ("items", "filler", "value_ok", "context")
+    __slots__ = ("items", "filler", "value_ok", "verdicts", "context")
 
     def __init__(self):
         self.items: list[tuple[int, int, str]] = []
         self.filler: dict[str, bool] = {}
         self.value_ok: dict[tuple, bool] = {}
+        self.verdicts: dict[tuple, tuple] = {}  # _value_verdict, by value, separator and label
         self.context: dict[tuple, bool] = {}  # _secret_context, by token and context window
 
     def add(self, s: int, e: int, kind: str, text: str) -> None:
@@ -1142,7 +1143,7 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
             return True  # a vendor token, already redacted
         quoted = g != 7
-        return _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, fm.group(g), fm.start(g), spans)
+        return _check_value(text, info, sep, quoted, fm.group(g), fm.start(g), spans)
     n = len(text)
     pos = b
     sep = None
@@ -1203,10 +1204,43 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     quoted = g != 6
     if g == 1:
         g = 2
-    return _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, vm.group(g), vm.start(g), spans)
+    return _check_value(text, info, sep, quoted, vm.group(g), vm.start(g), spans)
 
 
-def _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, v, vs, spans) -> bool:
+def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
+    """Redact the value v found at vs after a label; True when the label's value is dealt with.
+
+    The verdict depends on the value, the separator and the label alone, so a document that
+    repeats "password: X" reaches it once; only the look at what follows a bare lower-case word
+    and an Authorization value read the text around it.
+    """
+    key = (v, sep, quoted, info)
+    verdict = spans.verdicts.get(key)
+    if verdict is None:
+        verdict = spans.verdicts[key] = _value_verdict(v, sep, quoted, info, spans)
+    word, action = verdict
+    if word >= 0:
+        after = text[vs + word:vs + word + 2]
+        if after[:1] == " " and after[1:2].isalpha():
+            return False  # prose: "treat it like a password: never commit it"
+    if action is None:
+        return False
+    if action is _AUTH:
+        _auth_value(text, vs, spans)
+        return True
+    off, n = action
+    spans.add(vs + off, vs + off + n, info[1], text)
+    return True
+
+
+_AUTH = "auth"  # the value is an Authorization header's: <scheme> <credentials>
+
+
+def _value_verdict(v, sep, quoted, info, spans) -> tuple:
+    """(length of a bare lower-case word whose next characters may make it prose, or -1;
+    then None for no secret, _AUTH, or the (offset, length) in v of the value to redact)."""
+    cls, _, _, flag, lident = info
+    word = -1
     if not quoted:
         # connection strings / query strings: stop at the next "; key=" or "& key="
         if ";" in v or "&" in v or "," in v:
@@ -1215,31 +1249,28 @@ def _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, v, vs, spans)
                 v = v[:cm.start()]
         v = v.rstrip(",;)]}>")
         if sep == ":" and v.endswith(":"):
-            return False
+            return word, None
         if v.isalpha() and v.islower():
-            after = text[vs + len(v):vs + len(v) + 2]
-            if after[:1] == " " and after[1:2].isalpha():
-                return False  # prose: "treat it like a password: never commit it"
+            word = len(v)
     if not v:
-        return False
+        return word, None
     # Authorization: <scheme> <credentials>
     if lident.endswith("authorization") or (cls == _SEC and v.lower() in _SCHEMES):
-        _auth_value(text, vs, spans)
-        return True
+        return word, _AUTH
+    off = 0
     if v[:5].lower() == "pass:" and len(v) > 5:
         v = v[5:]
-        vs += 5
+        off = 5
     if sep == " ":
         if v[0] == "-":
-            return False
+            return word, None
         if not flag and _pw_shape(v) == 0:
-            return False
+            return word, None
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
-        return False
+        return word, None
     if not spans.value_fits(v, cls, quoted):
-        return False
-    spans.add(vs, vs + len(v), kind, text)
-    return True
+        return word, None
+    return word, (off, len(v))
 
 
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
