@@ -640,6 +640,7 @@ def _lower(text: str) -> str:
 # ---- private keys ---------------------------------------------------------------------------
 _PEM_BEGIN = _lazy(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----|---- BEGIN (SSH2 (?:ENCRYPTED )?PRIVATE KEY) ----")
 _PEM_BODY = _lazy(r"(?:\\[nr]|[A-Za-z0-9+/=:,\- \t\r\n]){0,20000}")
+_PEM_PLAIN = _lazy(r"[A-Za-z0-9+/=:,\- \t\r\n]*")  # _PEM_BODY without escaped newlines: one tight loop
 _PUTTY = _lazy(r"Private-Lines:\s*(\d+)[ \t]*(?:\\r|\r)?(?:\\n|\n)")
 _B64_LINE = _lazy(r"[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*(?:\\r|\r)?(?:\\n|\n|$)")
 
@@ -653,8 +654,10 @@ def _public_blocks(text: str, skip: list) -> None:
 
 def _key_material(body: str) -> bool:
     """Base64 lines, not prose: an armour around 'anything' or a sentence is an example."""
-    pieces = [p for p in body.replace("\\n", "\n").split() if ":" not in p]  # skip Proc-Type: …
-    chars = sum(len(p) for p in pieces)
+    pieces = body.replace("\\n", "\n").split()
+    if ":" in body:
+        pieces = [p for p in pieces if ":" not in p]  # skip Proc-Type: …
+    chars = sum(map(len, pieces))
     return chars >= 32 and chars >= 12 * len(pieces)
 
 
@@ -672,8 +675,9 @@ def _private_keys(text: str, spans: _Spans) -> None:
             stop = ends[end_marker] = text.find(end_marker, start)
         if stop < 0 or stop - start > 40000:
             # truncated paste: take the base64-looking lines that follow
-            bm = _PEM_BODY.match(text, start)
-            stop = bm.end() if bm else start
+            stop = _PEM_PLAIN.match(text, start, start + 20000).end()
+            if stop < start + 20000 and text.startswith("\\", stop):
+                stop = _PEM_BODY.match(text, start).end()  # escaped newlines ("\\n"): the slower loop
             # give back trailing words of prose: stop at the last base64 line
             cut = text.rfind("\n\n", start, stop)
             if cut > start:
@@ -1124,6 +1128,9 @@ _VALUE_FIELD = _lazy(r"""[\"']?\s*,?\s*(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]
 def _name_before(text: str, a: int) -> bool:
     """`key: "` / `name=` right before a: the label is the *name* of a pair ({"key": "token", ...}).
     A plain look at the last characters rules out most labels before the regex runs."""
+    c = text[a - 1:a]
+    if c and c not in ":=\"'" and not c.isspace():
+        return False  # the character right before is the one the look below would find
     head = text[max(0, a - 24):a].rstrip().rstrip("\"'").rstrip()
     return head[-1:] in (":", "=") and _NAME_BEFORE.search(text, max(0, a - 24), a) is not None
 
