@@ -1128,11 +1128,15 @@ _VALUE_FIELD = _lazy(r"""[\"']?\s*,?\s*(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]
 def _name_before(text: str, a: int) -> bool:
     """`key: "` / `name=` right before a: the label is the *name* of a pair ({"key": "token", ...}).
     A plain look at the last characters rules out most labels before the regex runs."""
-    c = text[a - 1:a]
-    if c and c not in ":=\"'" and not c.isspace():
-        return False  # the character right before is the one the look below would find
-    head = text[max(0, a - 24):a].rstrip().rstrip("\"'").rstrip()
-    return head[-1:] in (":", "=") and _NAME_BEFORE.search(text, max(0, a - 24), a) is not None
+    lo = max(0, a - 24)
+    j = a - 1  # the last character before a, past spaces, quotes and spaces
+    while j >= lo and text[j].isspace():
+        j -= 1
+    while j >= lo and text[j] in "\"'":
+        j -= 1
+    while j >= lo and text[j].isspace():
+        j -= 1
+    return j >= lo and text[j] in ":=" and _NAME_BEFORE.search(text, lo, a) is not None
 
 
 def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
