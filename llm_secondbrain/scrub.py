@@ -428,6 +428,9 @@ _IDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 _OP = (r"""(?:[ \t]*(?::[ \t]*)?(?:string|String|str|&str|\[\]byte|CharSequence)(?![\w\[]))?[ \t]*"""
        r"""(:{1,3}=|\.=|\?\??=|\|\|=|\+=|=>|=(?!=)|:(?!:)|->|(?<=[ \t])-(?=[ \t]+["'`]))""")
 _ASSIGN = _lazy(r"""(?:\\?["'])?""" + _OP + r"""[ \t]*""")
+# the characters _ASSIGN and _ASSIGN_VALUE can start with (a quote, a space, a type's ":" or first
+# letter, an operator's first character): after any other, neither is tried
+_OP_START = frozenset("\\\"' \t:sS&[C.?|+=-")
 _PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
 _XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
 _ASSIGN_VALUE = _lazy(
@@ -1159,7 +1162,8 @@ def _name_before(text: str, a: int) -> bool:
 
 def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     cls, kind, ident, flag, lident = info
-    fm = _ASSIGN_VALUE.match(text, b)
+    op = text[b:b + 1] in _OP_START
+    fm = _ASSIGN_VALUE.match(text, b) if op else None
     if fm is not None:  # fast path: label, separator and value in one match
         sep = fm.group(1)
         g = fm.lastindex
@@ -1176,7 +1180,7 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     n = len(text)
     pos = b
     sep = None
-    am = _ASSIGN.match(text, pos)
+    am = _ASSIGN.match(text, pos) if op else None
     if am is not None:
         sep = am.group(1)
         pos = am.end()
