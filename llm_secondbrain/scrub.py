@@ -238,7 +238,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
 
 
 def _build_dispatch():
-    table: dict[str, list[tuple[re.Pattern, str, bool]]] = {}
+    table: dict[str, list[tuple[str, re.Pattern, str, bool, int]]] = {}
     for prefix, rest, kind, check in _VENDORS:
         rx = re.compile(re.escape(prefix) + rest)
         table.setdefault(prefix[:2], []).append((prefix, rx, kind, check, len(prefix)))
@@ -601,7 +601,8 @@ class _Spans:
     """The spans found in one document, and the verdicts on its values.
 
     A document that repeats a line ("password: X" a thousand times) repeats its values: each
-    verdict that depends on the value alone is reached once per document (and forgotten with it).
+    verdict that depends on the value alone (or on a token and the text of its context window)
+    is reached once per document (and forgotten with it).
     """
     __slots__ = ("items", "filler", "value_ok", "verdicts", "context")
 
