@@ -1251,7 +1251,7 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
     key = (v, sep, quoted, info)
     verdict = spans.verdicts.get(key)
     if verdict is None:
-        verdict = spans.verdicts[key] = _value_verdict(v, sep, quoted, info, spans)
+        verdict = spans.verdicts[key] = _value_verdict(v, sep, quoted, info)
     word, action = verdict
     if word >= 0:
         after = text[vs + word:vs + word + 2]
@@ -1270,7 +1270,7 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
 _AUTH = "auth"  # the value is an Authorization header's: <scheme> <credentials>
 
 
-def _value_verdict(v, sep, quoted, info, spans) -> tuple:
+def _value_verdict(v, sep, quoted, info) -> tuple:
     """(length of a bare lower-case word whose next characters may make it prose, or -1;
     then None for no secret, _AUTH, or the (offset, length) in v of the value to redact)."""
     cls, _, _, flag, lident = info
@@ -1302,7 +1302,7 @@ def _value_verdict(v, sep, quoted, info, spans) -> tuple:
             return word, None
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
         return word, None
-    if not spans.value_fits(v, cls, quoted):
+    if not _value_ok(v, cls, quoted):  # (this verdict is itself memoised: no second table)
         return word, None
     return word, (off, len(v))
 
@@ -1799,7 +1799,8 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
         skip.sort()
     _tokens(text, low, spans, skip)
     _keywords(text, low, spans, skip)
-    if " / " in text:
+    # (a one-character look first where the longer trigger is rare: it is a memchr)
+    if "/" in text and " / " in text:
         _pairs(text, low, spans)
     if "b" in low and ("bearer" in low or "basic" in low):
         _auth_headers(text, low, spans)
@@ -1808,7 +1809,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
             _url_creds(text, spans)
         if "sqlplus" in low or "jdbc:oracle" in low:
             _oracle(text, spans)
-    if " -" in text or "net user" in low:
+    if ("-" in text and " -" in text) or "net user" in low:
         _cli(text, low, spans)
         if " -b " in text:
             _cookies(text, spans)
@@ -1817,7 +1818,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
     if "BUNDLE_" in text:
         for m in _BUNDLER.finditer(text):  # Bundler's per-host credentials, "user:password"
             _value_after(text, low, m.start(), m.end(), (_PWD, "password", m.group(), False, m.group().lower()), spans)
-    if "pgpass" in low or ":5432:" in text or ":*:" in text:
+    if "pgpass" in low or (":" in text and (":5432:" in text or ":*:" in text)):
         for m in _PGPASS.finditer(text):
             v = m.group(1)
             if _cli_value_ok(v):
