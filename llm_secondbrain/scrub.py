@@ -1067,41 +1067,25 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
     last = -1
     repeat = ("", -1)  # the last label whose value was redacted, and where that value ends
     pw_char = -1  # the next character a password needs (_PW_CHAR): one search, reused while ahead
-    seen, seen_at, seen_info = "", 0, None  # the last label classified, its stem's offset, its info
-    n_text = len(text)
     for m in (_skipping(_STEM, low, skip) if skip else _STEM.finditer(low)):
         i = m.start()
         if i < last:
             continue
-        # The label classified last, once more ("json pairs", "token X token Y", "password: " x N):
-        # its characters in place and a border on each side that stops the walk back and the run
-        # forward where they stopped before stand for both (a label is at most 48 characters).
-        a = i - seen_at
-        b = a + len(seen)
-        if (seen and a >= 0 and text.startswith(seen, a) and (a == 0 or text[a - 1] not in idchars)
-                and (b == n_text or not (text[b].isalnum() or text[b] in "_.-"))):  # [\w.-]
-            ident = seen
-        else:
-            a = i
-            while a > 0 and text[a - 1] in idchars:
-                a -= 1
-                if i - a > 48:
-                    break
-            b = _IDRUN.match(text, i).end()
-            if b - a > 48:
-                last = b
-                continue  # inside a long token (base64, key material), not a label
-            ident = text[a:b]
+        a = i
+        while a > 0 and text[a - 1] in idchars:
+            a -= 1
+            if i - a > 48:
+                break
+        b = _IDRUN.match(text, i).end()
         last = b
+        if b - a > 48:
+            continue  # inside a long token (base64, key material), not a label
+        ident = text[a:b]
         if ident == repeat[0] and a < repeat[1]:
             continue  # the same label inside its own bare value just redacted ("key=key=key…")
-        if ident is seen:
-            info = seen_info
-        else:
-            info = cache.get(ident)
-            if info is None:
-                info = _label_info(ident)
-            seen, seen_at, seen_info = ident, i - a, info
+        info = cache.get(ident)
+        if info is None:
+            info = _label_info(ident)
         done = False
         if info[0] != _NOT:
             n = len(spans.items)
