@@ -238,13 +238,13 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
 
 
 def _build_dispatch():
-    table: dict[str, list[tuple[re.Pattern, str, bool]]] = {}
+    table: dict[str, list[tuple[str, re.Pattern, str, bool, int]]] = {}
     for prefix, rest, kind, check in _VENDORS:
         rx = re.compile(re.escape(prefix) + rest)
-        table.setdefault(prefix[:2], []).append((rx, kind, check, len(prefix)))
+        table.setdefault(prefix[:2], []).append((prefix, rx, kind, check, len(prefix)))
     # longer prefixes first, so "sk-ant-" wins over "sk-"
     for rules in table.values():
-        rules.sort(key=lambda r: -len(r[0].pattern))
+        rules.sort(key=lambda r: -len(r[1].pattern))
     return table
 
 
@@ -283,14 +283,16 @@ def _low_information(v: str) -> bool:
     # counted at C speed: read the bytes as one big integer, shift it by one, two and three
     # bytes, XOR each with the current bytes and count the zero bytes. Adding 0x0101…01
     # (mask // 255) adds 1 to every byte and never carries: 0xff never occurs in UTF-8.
+    # The four XORs (each under 2 ** bits) are laid side by side in one integer, so one
+    # conversion and one count do for all four.
     size = len(o) - 3
+    bits = 8 * size
     word = int.from_bytes(o, "big")
-    mask = (1 << (8 * size)) - 1
+    mask = (1 << bits) - 1
     cur, prev = word & mask, (word >> 8) & mask
-    hits = ((cur ^ prev).to_bytes(size, "big").count(0)
-            + (cur ^ (prev + mask // 255)).to_bytes(size, "big").count(0)
-            + (cur ^ ((word >> 16) & mask)).to_bytes(size, "big").count(0)
-            + (cur ^ (word >> 24)).to_bytes(size, "big").count(0))
+    diffs = ((cur ^ prev) << 3 * bits | (cur ^ (prev + mask // 255)) << 2 * bits
+             | (cur ^ ((word >> 16) & mask)) << bits | (cur ^ (word >> 24)))
+    hits = diffs.to_bytes(4 * size, "big").count(0)
     # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
     if hits < (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3):
         return False
@@ -426,6 +428,9 @@ _IDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 _OP = (r"""(?:[ \t]*(?::[ \t]*)?(?:string|String|str|&str|\[\]byte|CharSequence)(?![\w\[]))?[ \t]*"""
        r"""(:{1,3}=|\.=|\?\??=|\|\|=|\+=|=>|=(?!=)|:(?!:)|->|(?<=[ \t])-(?=[ \t]+["'`]))""")
 _ASSIGN = _lazy(r"""(?:\\?["'])?""" + _OP + r"""[ \t]*""")
+# the characters _ASSIGN and _ASSIGN_VALUE can start with (a quote, a space, a type's ":" or first
+# letter, an operator's first character): after any other, neither is tried
+_OP_START = frozenset("\\\"' \t:sS&[C.?|+=-")
 _PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
 _XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
 _ASSIGN_VALUE = _lazy(
@@ -596,14 +601,17 @@ class _Spans:
     """The spans found in one document, and the verdicts on its values.
 
     A document that repeats a line ("password: X" a thousand times) repeats its values: each
-    verdict that depends on the value alone is reached once per document (and forgotten with it).
+    verdict that depends on the value alone (or on a token and the text of its context window)
+    is reached once per document (and forgotten with it).
     """
-    __slots__ = ("items", "filler", "value_ok")
+    __slots__ = ("items", "filler", "value_ok", "verdicts", "context")
 
     def __init__(self):
         self.items: list[tuple[int, int, str]] = []
         self.filler: dict[str, bool] = {}
         self.value_ok: dict[tuple, bool] = {}
+        self.verdicts: dict[tuple, tuple] = {}  # _value_verdict, by value, separator and label
+        self.context: dict[tuple, bool] = {}  # _secret_context, by token and context window
 
     def add(self, s: int, e: int, kind: str, text: str) -> None:
         if e <= s:
@@ -638,6 +646,7 @@ def _lower(text: str) -> str:
 # ---- private keys ---------------------------------------------------------------------------
 _PEM_BEGIN = _lazy(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----|---- BEGIN (SSH2 (?:ENCRYPTED )?PRIVATE KEY) ----")
 _PEM_BODY = _lazy(r"(?:\\[nr]|[A-Za-z0-9+/=:,\- \t\r\n]){0,20000}")
+_PEM_PLAIN = _lazy(r"[A-Za-z0-9+/=:,\- \t\r\n]*")  # _PEM_BODY without escaped newlines: one tight loop
 _PUTTY = _lazy(r"Private-Lines:\s*(\d+)[ \t]*(?:\\r|\r)?(?:\\n|\n)")
 _B64_LINE = _lazy(r"[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*(?:\\r|\r)?(?:\\n|\n|$)")
 
@@ -651,8 +660,10 @@ def _public_blocks(text: str, skip: list) -> None:
 
 def _key_material(body: str) -> bool:
     """Base64 lines, not prose: an armour around 'anything' or a sentence is an example."""
-    pieces = [p for p in body.replace("\\n", "\n").split() if ":" not in p]  # skip Proc-Type: …
-    chars = sum(len(p) for p in pieces)
+    pieces = body.replace("\\n", "\n").split()
+    if ":" in body:
+        pieces = [p for p in pieces if ":" not in p]  # skip Proc-Type: …
+    chars = sum(map(len, pieces))
     return chars >= 32 and chars >= 12 * len(pieces)
 
 
@@ -670,8 +681,9 @@ def _private_keys(text: str, spans: _Spans) -> None:
             stop = ends[end_marker] = text.find(end_marker, start)
         if stop < 0 or stop - start > 40000:
             # truncated paste: take the base64-looking lines that follow
-            bm = _PEM_BODY.match(text, start)
-            stop = bm.end() if bm else start
+            stop = _PEM_PLAIN.match(text, start, start + 20000).end()
+            if stop < start + 20000 and text.startswith("\\", stop):
+                stop = _PEM_BODY.match(text, start).end()  # escaped newlines ("\\n"): the slower loop
             # give back trailing words of prose: stop at the last base64 line
             cut = text.rfind("\n\n", start, stop)
             if cut > start:
@@ -730,7 +742,9 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
         rules = dispatch.get(tok[:2])
         if rules is not None:
             hit = False
-            for rx, kind, check, plen in rules:
+            for prefix, rx, kind, check, plen in rules:
+                if not text.startswith(prefix, s):
+                    continue  # (a plain comparison first: most rules of a bucket differ in the prefix)
                 vm = rx.match(text, s)
                 if vm is None:
                     continue
@@ -805,6 +819,8 @@ def _shapes(text, low, s, e, tok, spans) -> None:
         if tm is not None and tm.end() > s:
             spans.add(b, tm.end(), "telegram_bot_token", text)
             return
+    if spans.filler.get(tok):
+        return  # a filler value seen before: every rule below would add it as [s, e), which add() refuses
     if c0 in "01" and tok[1:3] == ".A" and _AZURE_REFRESH.fullmatch(tok):
         spans.add(s, e, "azure_refresh_token", text)
         return
@@ -895,6 +911,19 @@ def _contextual(text, low, s, e, tok, spans) -> None:
             nl3 = low.rfind("\n", a, nl2)
             if nl3 >= 0:
                 a = nl3
+    # A document that repeats a line repeats its tokens in the same context: the verdict depends
+    # on the token and on the window's text alone, so each distinct pair is judged once.
+    key = (tok, low[a:s], text[a:s])
+    secret = spans.context.get(key)
+    if secret is None:
+        secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo)
+    if secret:
+        spans.add(s, e, "secret", text)
+
+
+def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: bool) -> bool:
+    """Does the window low[a:s] before the token make it a secret: a secret word (not a hash or
+    id word), or a service's name as its label? Reads nothing outside [a, s) but the token."""
     # words only: neither a marker nor another long token (whose letters may spell "sha" or
     # "key" by chance, and which a second pass sees as a marker) counts as context
     window = low[a:s]
@@ -902,11 +931,10 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         window = _MARK_RE.sub(" ", window)
     window = _without_random_runs(window)
     vendor = _CTX_GOOD_RE.search(window) is None
-    if _CTX_BAD_RE.search(window) is not None or (vendor and not _vendor_label(low, a, s, tok, is_hex, up and lo)):
-        return  # no secret word nor a service's name as the label; or "sha256", "commit", ...
+    if _CTX_BAD_RE.search(window) is not None or (vendor and not _vendor_label(low, a, s, tok, is_hex, mixed_case)):
+        return False  # no secret word nor a service's name as the label; or "sha256", "commit", ...
     if vendor:
-        spans.add(s, e, "secret", text)
-        return
+        return True
     # a value of a non-secret label right before ("client_id=...", "trace_id: ...")
     j = s
     while j > a and low[j - 1] in " \t\"'`":
@@ -920,15 +948,11 @@ def _contextual(text, low, s, e, tok, spans) -> None:
             k -= 1
         lab = text[k:b]
         if b > k and (low[j - 1] == "=" or not lab.isalpha()) and _label_class(lab) == _NOT:
-            return  # "client_id=...", "trace_id: ..." (but not a chat speaker "Ola: ...")
+            return False  # "client_id=...", "trace_id: ..." (but not a chat speaker "Ola: ...")
     if is_hex:
         tail = window[-80:]
-        for w in _HEX_GOOD:
-            if w in tail:
-                break
-        else:
-            return
-    spans.add(s, e, "secret", text)
+        return any(w in tail for w in _HEX_GOOD)
+    return True
 
 
 # Services whose keys scanners find by the service's name as the label ("cloudflare: '…'",
@@ -1110,13 +1134,21 @@ _VALUE_FIELD = _lazy(r"""[\"']?\s*,?\s*(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]
 def _name_before(text: str, a: int) -> bool:
     """`key: "` / `name=` right before a: the label is the *name* of a pair ({"key": "token", ...}).
     A plain look at the last characters rules out most labels before the regex runs."""
-    head = text[max(0, a - 24):a].rstrip().rstrip("\"'").rstrip()
-    return head[-1:] in (":", "=") and _NAME_BEFORE.search(text, max(0, a - 24), a) is not None
+    lo = max(0, a - 24)
+    j = a - 1  # the last character before a, past spaces, quotes and spaces
+    while j >= lo and text[j].isspace():
+        j -= 1
+    while j >= lo and text[j] in "\"'":
+        j -= 1
+    while j >= lo and text[j].isspace():
+        j -= 1
+    return j >= lo and text[j] in ":=" and _NAME_BEFORE.search(text, lo, a) is not None
 
 
 def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     cls, kind, ident, flag, lident = info
-    fm = _ASSIGN_VALUE.match(text, b)
+    op = text[b:b + 1] in _OP_START
+    fm = _ASSIGN_VALUE.match(text, b) if op else None
     if fm is not None:  # fast path: label, separator and value in one match
         sep = fm.group(1)
         g = fm.lastindex
@@ -1129,11 +1161,11 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
             return True  # a vendor token, already redacted
         quoted = g != 7
-        return _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, fm.group(g), fm.start(g), spans)
+        return _check_value(text, info, sep, quoted, fm.group(g), fm.start(g), spans)
     n = len(text)
     pos = b
     sep = None
-    am = _ASSIGN.match(text, pos)
+    am = _ASSIGN.match(text, pos) if op else None
     if am is not None:
         sep = am.group(1)
         pos = am.end()
@@ -1190,10 +1222,43 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     quoted = g != 6
     if g == 1:
         g = 2
-    return _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, vm.group(g), vm.start(g), spans)
+    return _check_value(text, info, sep, quoted, vm.group(g), vm.start(g), spans)
 
 
-def _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, v, vs, spans) -> bool:
+def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
+    """Redact the value v found at vs after a label; True when the label's value is dealt with.
+
+    The verdict depends on the value, the separator and the label alone, so a document that
+    repeats "password: X" reaches it once; only the look at what follows a bare lower-case word
+    and an Authorization value read the text around it.
+    """
+    key = (v, sep, quoted, info)
+    verdict = spans.verdicts.get(key)
+    if verdict is None:
+        verdict = spans.verdicts[key] = _value_verdict(v, sep, quoted, info)
+    word, action = verdict
+    if word >= 0:
+        after = text[vs + word:vs + word + 2]
+        if after[:1] == " " and after[1:2].isalpha():
+            return False  # prose: "treat it like a password: never commit it"
+    if action is None:
+        return False
+    if action is _AUTH:
+        _auth_value(text, vs, spans)
+        return True
+    off, n = action
+    spans.add(vs + off, vs + off + n, info[1], text)
+    return True
+
+
+_AUTH = "auth"  # the value is an Authorization header's: <scheme> <credentials>
+
+
+def _value_verdict(v, sep, quoted, info) -> tuple:
+    """(length of a bare lower-case word whose next characters may make it prose, or -1;
+    then None for no secret, _AUTH, or the (offset, length) in v of the value to redact)."""
+    cls, _, _, flag, lident = info
+    word = -1
     if not quoted:
         # connection strings / query strings: stop at the next "; key=" or "& key="
         if ";" in v or "&" in v or "," in v:
@@ -1202,31 +1267,28 @@ def _check_value(text, a, b, cls, kind, flag, lident, sep, quoted, v, vs, spans)
                 v = v[:cm.start()]
         v = v.rstrip(",;)]}>")
         if sep == ":" and v.endswith(":"):
-            return False
+            return word, None
         if v.isalpha() and v.islower():
-            after = text[vs + len(v):vs + len(v) + 2]
-            if after[:1] == " " and after[1:2].isalpha():
-                return False  # prose: "treat it like a password: never commit it"
+            word = len(v)
     if not v:
-        return False
+        return word, None
     # Authorization: <scheme> <credentials>
     if lident.endswith("authorization") or (cls == _SEC and v.lower() in _SCHEMES):
-        _auth_value(text, vs, spans)
-        return True
+        return word, _AUTH
+    off = 0
     if v[:5].lower() == "pass:" and len(v) > 5:
         v = v[5:]
-        vs += 5
+        off = 5
     if sep == " ":
         if v[0] == "-":
-            return False
+            return word, None
         if not flag and _pw_shape(v) == 0:
-            return False
+            return word, None
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
-        return False
-    if not spans.value_fits(v, cls, quoted):
-        return False
-    spans.add(vs, vs + len(v), kind, text)
-    return True
+        return word, None
+    if not _value_ok(v, cls, quoted):  # (this verdict is itself memoised: no second table)
+        return word, None
+    return word, (off, len(v))
 
 
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
@@ -1721,7 +1783,8 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
         skip.sort()
     _tokens(text, low, spans, skip)
     _keywords(text, low, spans, skip)
-    if " / " in text:
+    # (a one-character look first where the longer trigger is rare: it is a memchr)
+    if "/" in text and " / " in text:
         _pairs(text, low, spans)
     if "b" in low and ("bearer" in low or "basic" in low):
         _auth_headers(text, low, spans)
@@ -1730,7 +1793,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
             _url_creds(text, spans)
         if "sqlplus" in low or "jdbc:oracle" in low:
             _oracle(text, spans)
-    if " -" in text or "net user" in low:
+    if ("-" in text and " -" in text) or "net user" in low:
         _cli(text, low, spans)
         if " -b " in text:
             _cookies(text, spans)
@@ -1739,7 +1802,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
     if "BUNDLE_" in text:
         for m in _BUNDLER.finditer(text):  # Bundler's per-host credentials, "user:password"
             _value_after(text, low, m.start(), m.end(), (_PWD, "password", m.group(), False, m.group().lower()), spans)
-    if "pgpass" in low or ":5432:" in text or ":*:" in text:
+    if "pgpass" in low or (":" in text and (":5432:" in text or ":*:" in text)):
         for m in _PGPASS.finditer(text):
             v = m.group(1)
             if _cli_value_ok(v):

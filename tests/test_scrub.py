@@ -733,3 +733,14 @@ def test_a_random_token_with_separators_beside_a_secret_word_is_still_redacted()
     token = "-".join("".join(rng.choice(alphabet) for _ in range(9)) for _ in range(3))
     token = "aB" + token  # a capital after a small letter, as random tokens have
     assert token not in scrub(f"the freshworks api key is {token} for the sandbox")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted({chr(c) for c in range(1, 256)} - set(scrub_mod._OP_START))),
+       st.text(alphabet=string.printable + "é", max_size=16))
+def test_no_operator_starts_with_a_character_outside_op_start(first, rest):
+    # _value_after tries neither _ASSIGN nor _ASSIGN_VALUE after a character outside _OP_START:
+    # a change to _OP that lets it start with another character must add that character there
+    scrub("warm up")  # the patterns compile on first use
+    assert scrub_mod._ASSIGN.match(first + rest) is None
+    assert scrub_mod._ASSIGN_VALUE.match(first + rest) is None
