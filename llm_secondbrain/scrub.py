@@ -531,7 +531,15 @@ def _is_reference(v: str, quoted: bool) -> bool:
                         return True
     if v[0] in "OLDSUsibn" and _TYPEISH.match(v):
         return True
+    if quoted and _STRING_GAP.match(v):
+        return True
     return False
+
+
+# The "value" between a label's closing quote and the next opening quote is code, not a string:
+# "MasterUserPassword: " + get() + ",", 'password = '.$p['config'], passwordLabel:"Password:",x:"…".
+# It starts with a concatenation or separator and ends where the next literal or call begins.
+_STRING_GAP = _lazy(r"[ \t]*[+.,;)][^\n]*[ \t(\[:+,.=]$|[ \t]+[+.,;)]")
 
 
 def _classes(s: str) -> tuple[bool, bool, bool]:
@@ -1732,7 +1740,9 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         after_connector = connector
 
 
-_PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$")
+# a URL, a number, a file name; or code: a quote inside the word ('$p="",$q="0"') or an
+# interpolation opener ('$(dirname', '#{password}', '${PW}'): prose never writes those
+_PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\(")
 
 
 # ---- e-mail ---------------------------------------------------------------------------------
