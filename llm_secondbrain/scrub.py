@@ -490,6 +490,8 @@ def _placeholder(v: str, lv: str) -> bool:
     if lv in _PLACEHOLDER_WORDS:
         return True
     f, l = v[0], v[-1]
+    if lv.startswith("&lt;") and lv.endswith("&gt;"):
+        return True  # <YOUR_PASSWORD> written HTML-escaped
     if (f == "<" and l == ">") or (f == "[" and l == "]") or (f == "{" and l == "}") or (f == "%" and l == "%"):
         return True
     if lv.startswith(_PH_PREFIX) and _PH_WORDY.fullmatch(lv):
@@ -533,12 +535,17 @@ def _is_reference(v: str, quoted: bool) -> bool:
         return True
     if quoted and _STRING_GAP.match(v):
         return True
+    if v[0] in "\\#." and _ESCAPED_OR_SELECTOR.match(v):
+        return True
     return False
 
 
 # The "value" between a label's closing quote and the next opening quote is code, not a string:
 # "MasterUserPassword: " + get() + ",", 'password = '.$p['config'], passwordLabel:"Password:",x:"…".
 # It starts with a concatenation or separator and ends where the next literal or call begins.
+# \$_POST[...] / \${VAR}: an escaped variable inside a quoted script; "#add-password",
+# ".login-form": a CSS selector or a page anchor made of words, what the UI code calls a field
+_ESCAPED_OR_SELECTOR = _lazy(r"\\[$%]|[#.][a-z]+(?:[-_][a-z]+)+$")
 _STRING_GAP = _lazy(r"[ \t]*[+.,;)][^\n]*[ \t(\[:+,.=]$|[ \t]+[+.,;)]")
 
 

@@ -770,3 +770,20 @@ def test_a_password_after_a_closing_quote_is_still_redacted():
     pw = "Kq7" + "".join(_rng.choice(ALNUM) for _ in range(9)) + "!"
     for text in (f'"password": "{pw}",', f"password = '{pw}'", f"the password is {pw} for now"):
         assert pw not in scrub(text)
+
+
+@pytest.mark.parametrize("text", [
+    '<?php\n  \\$user = \\$_POST[\\"username\\"];\n  \\$pwd = \\$_POST[\\"password\\"];\n?>',
+    '"password": "&lt;YOURPASSWORD&gt;"',
+    'this.addPassword = "#add-password";',
+    "$('.password-field').val(''); var passwordSel = '.login-password-input';",
+])
+def test_escaped_variables_html_escaped_placeholders_and_selectors_are_not_passwords(text):
+    assert scrub(text) == text
+
+
+def test_a_password_starting_with_a_hash_or_backslash_is_still_redacted():
+    pw = "#Kq7" + "".join(_rng.choice(ALNUM) for _ in range(8))
+    assert pw not in scrub(f'password: "{pw}"')
+    pw2 = "\\Kq7" + "".join(_rng.choice(ALNUM) for _ in range(8)) + "!"
+    assert pw2 not in scrub(f"password = '{pw2}'")
