@@ -258,6 +258,7 @@ _CERT_BLOCK = _lazy(r"-----BEGIN ([A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY|PUBLIC KEY
 _DISCORD = _lazy(r"[MNO][A-Za-z0-9_-]{22,28}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}")
 _AZURE_SECRET = _lazy(r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}")
 _AZURE_REFRESH = _lazy(r"[01]\.A[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_.*-]{20,}")  # Microsoft identity platform
+_SALESFORCE = _lazy(r"(?<![A-Za-z0-9])00D[A-Za-z0-9]{12}![A-Za-z0-9._]{79,}[A-Za-z0-9_]")
 _MAILCHIMP = _lazy(r"[0-9a-f]{32}-us\d{1,2}")
 _ATLAS = _lazy(r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}")
 _TELEGRAM = _lazy(r"\d{5,16}:A[A-Za-z0-9_-]{32,40}(?![A-Za-z0-9_-])")
@@ -825,6 +826,13 @@ def _shapes(text, low, s, e, tok, spans) -> None:
             fm = _FACEBOOK_APP.match(text, max(0, s - 16))
         if fm is not None and fm.end() >= e:
             spans.add(fm.start(), fm.end(), "facebook_app_token", text)  # app id|app secret
+            return
+    if s >= 16 and text[s - 1] == "!":
+        # Salesforce access token / session id: the 15-character org id ("00D…"), "!", the
+        # opaque token; the token scan starts after the "!", so the org id is looked for before it
+        sm = _SALESFORCE.match(text, s - 16)
+        if sm is not None and sm.end() >= e:
+            spans.add(sm.start(), sm.end(), "salesforce_token", text)
             return
     if c0 == "A" and s > 0 and text[s - 1] == ":":
         b = s - 1

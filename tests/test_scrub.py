@@ -787,3 +787,11 @@ def test_a_password_starting_with_a_hash_or_backslash_is_still_redacted():
     assert pw not in scrub(f'password: "{pw}"')
     pw2 = "\\Kq7" + "".join(_rng.choice(ALNUM) for _ in range(8)) + "!"
     assert pw2 not in scrub(f"password = '{pw2}'")
+
+
+def test_salesforce_access_token_is_redacted_whole():
+    org = "00D" + "".join(_rng.choice(ALNUM) for _ in range(12))
+    tok = org + "!" + "".join(_rng.choice(ALNUM + "._") for _ in range(95)) + "Q"
+    out = scrub(f"sf org display says\nAccess Token      {tok}.\nInstance Url      https://x.my.salesforce.com")
+    assert org not in out and tok[16:] not in out and "[REDACTED:salesforce_token]." in out
+    assert scrub("Hello!" + "".join(_rng.choice(string.ascii_lowercase) for _ in range(90))).startswith("Hello!")
