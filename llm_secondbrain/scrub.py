@@ -258,6 +258,7 @@ _CERT_BLOCK = _lazy(r"-----BEGIN ([A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY|PUBLIC KEY
 _DISCORD = _lazy(r"[MNO][A-Za-z0-9_-]{22,28}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}")
 _AZURE_SECRET = _lazy(r"[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}")
 _AZURE_REFRESH = _lazy(r"[01]\.A[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_.*-]{20,}")  # Microsoft identity platform
+_SALESFORCE = _lazy(r"(?<![A-Za-z0-9])00D[A-Za-z0-9]{12}![A-Za-z0-9._]{79,}[A-Za-z0-9_]")
 _MAILCHIMP = _lazy(r"[0-9a-f]{32}-us\d{1,2}")
 _ATLAS = _lazy(r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}")
 _TELEGRAM = _lazy(r"\d{5,16}:A[A-Za-z0-9_-]{32,40}(?![A-Za-z0-9_-])")
@@ -490,6 +491,8 @@ def _placeholder(v: str, lv: str) -> bool:
     if lv in _PLACEHOLDER_WORDS:
         return True
     f, l = v[0], v[-1]
+    if lv.startswith("&lt;") and lv.endswith("&gt;"):
+        return True  # <YOUR_PASSWORD> written HTML-escaped
     if (f == "<" and l == ">") or (f == "[" and l == "]") or (f == "{" and l == "}") or (f == "%" and l == "%"):
         return True
     if lv.startswith(_PH_PREFIX) and _PH_WORDY.fullmatch(lv):
@@ -531,7 +534,20 @@ def _is_reference(v: str, quoted: bool) -> bool:
                         return True
     if v[0] in "OLDSUsibn" and _TYPEISH.match(v):
         return True
+    if quoted and _STRING_GAP.match(v):
+        return True
+    if v[0] in "\\#." and _ESCAPED_OR_SELECTOR.match(v):
+        return True
     return False
+
+
+# The "value" between a label's closing quote and the next opening quote is code, not a string:
+# "MasterUserPassword: " + get() + ",", 'password = '.$p['config'], passwordLabel:"Password:",x:"…".
+# It starts with a concatenation or separator and ends where the next literal or call begins.
+# \$_POST[...] / \${VAR}: an escaped variable inside a quoted script; "#add-password",
+# ".login-form": a CSS selector or a page anchor made of words, what the UI code calls a field
+_ESCAPED_OR_SELECTOR = _lazy(r"\\[$%]|[#.][a-z]+(?:[-_][a-z]+)+$")
+_STRING_GAP = _lazy(r"[ \t]*[+.,;)][^\n]*[ \t(\[:+,.=]$|[ \t]+[+.,;)]")
 
 
 def _classes(s: str) -> tuple[bool, bool, bool]:
@@ -810,6 +826,13 @@ def _shapes(text, low, s, e, tok, spans) -> None:
             fm = _FACEBOOK_APP.match(text, max(0, s - 16))
         if fm is not None and fm.end() >= e:
             spans.add(fm.start(), fm.end(), "facebook_app_token", text)  # app id|app secret
+            return
+    if s >= 16 and text[s - 1] == "!":
+        # Salesforce access token / session id: the 15-character org id ("00D…"), "!", the
+        # opaque token; the token scan starts after the "!", so the org id is looked for before it
+        sm = _SALESFORCE.match(text, s - 16)
+        if sm is not None and sm.end() >= e:
+            spans.add(sm.start(), sm.end(), "salesforce_token", text)
             return
     if c0 == "A" and s > 0 and text[s - 1] == ":":
         b = s - 1
@@ -1732,7 +1755,9 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         after_connector = connector
 
 
-_PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$")
+# a URL, a number, a file name; or code: a quote inside the word ('$p="",$q="0"') or an
+# interpolation opener ('$(dirname', '#{password}', '${PW}'): prose never writes those
+_PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\(")
 
 
 # ---- e-mail ---------------------------------------------------------------------------------

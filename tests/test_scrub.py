@@ -744,3 +744,54 @@ def test_no_operator_starts_with_a_character_outside_op_start(first, rest):
     scrub("warm up")  # the patterns compile on first use
     assert scrub_mod._ASSIGN.match(first + rest) is None
     assert scrub_mod._ASSIGN_VALUE.match(first + rest) is None
+
+
+@pytest.mark.parametrize("text", [
+    'sb.append("MasterUserPassword: " + getMasterUserPassword() + ",");',
+    '"//localhost:1337/:_password = "+new Buffer("feast").toString("base64")',
+    "echo 'password = '.$p['config']['daemon_password'].\"\\n\";",
+    'usernameLabel:"Username or email:",passwordLabel:"Password:",rememberMeLabel:"Remember me:"',
+])
+def test_code_between_two_string_literals_is_not_a_password(text):
+    # the label sits at the end of one literal; what follows its closing quote is code
+    assert scrub(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "define wget::authfetch($source,$destination,$user,$password=\"\",$timeout=\"0\",$verbose=false) {",
+    "USERNAME=donjuan\nPASSWORD=$($(dirname $0)/../bin/get-django-setting LOCAL_DATABASE_PASSWORD)",
+    'text << "Password=#{password}, "',
+])
+def test_code_after_a_password_word_is_not_a_prose_password(text):
+    assert scrub(text) == text
+
+
+def test_a_password_after_a_closing_quote_is_still_redacted():
+    pw = "Kq7" + "".join(_rng.choice(ALNUM) for _ in range(9)) + "!"
+    for text in (f'"password": "{pw}",', f"password = '{pw}'", f"the password is {pw} for now"):
+        assert pw not in scrub(text)
+
+
+@pytest.mark.parametrize("text", [
+    '<?php\n  \\$user = \\$_POST[\\"username\\"];\n  \\$pwd = \\$_POST[\\"password\\"];\n?>',
+    '"password": "&lt;YOURPASSWORD&gt;"',
+    'this.addPassword = "#add-password";',
+    "$('.password-field').val(''); var passwordSel = '.login-password-input';",
+])
+def test_escaped_variables_html_escaped_placeholders_and_selectors_are_not_passwords(text):
+    assert scrub(text) == text
+
+
+def test_a_password_starting_with_a_hash_or_backslash_is_still_redacted():
+    pw = "#Kq7" + "".join(_rng.choice(ALNUM) for _ in range(8))
+    assert pw not in scrub(f'password: "{pw}"')
+    pw2 = "\\Kq7" + "".join(_rng.choice(ALNUM) for _ in range(8)) + "!"
+    assert pw2 not in scrub(f"password = '{pw2}'")
+
+
+def test_salesforce_access_token_is_redacted_whole():
+    org = "00D" + "".join(_rng.choice(ALNUM) for _ in range(12))
+    tok = org + "!" + "".join(_rng.choice(ALNUM + "._") for _ in range(95)) + "Q"
+    out = scrub(f"sf org display says\nAccess Token      {tok}.\nInstance Url      https://x.my.salesforce.com")
+    assert org not in out and tok[16:] not in out and "[REDACTED:salesforce_token]." in out
+    assert scrub("Hello!" + "".join(_rng.choice(string.ascii_lowercase) for _ in range(90))).startswith("Hello!")
