@@ -52,7 +52,7 @@ from collections.abc import Sequence
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
-RULES_VERSION = 3
+RULES_VERSION = 4
 
 
 # --------------------------------------------------------------------------------------------
