@@ -131,6 +131,9 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("vcp_", r"[A-Za-z0-9]{24,}", "vercel_token", True),
     # chat
     *[(p, r"[0-9A-Za-z-]{20,}", "slack_token", False) for p in ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xoxe.xox")],
+    # workspace-app (xoxa-2-…) and refresh (xoxr-…) tokens are dash-grouped like the ones above;
+    # the short legacy shape (xoxa-<8..48>) has its own gate below
+    *[(p, r"(?:\d-)?[0-9A-Za-z]{4,}-[0-9A-Za-z-]{14,}", "slack_token", False) for p in ("xoxa-", "xoxr-")],
     *[(p, r"(?:\d-)?[0-9A-Za-z]{8,48}", "slack_token", False) for p in ("xoxa-", "xoxr-")],  # legacy
     ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}", "slack_webhook", False),
     ("xapp-", r"\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", "slack_token", False),

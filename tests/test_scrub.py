@@ -795,3 +795,14 @@ def test_salesforce_access_token_is_redacted_whole():
     out = scrub(f"sf org display says\nAccess Token      {tok}.\nInstance Url      https://x.my.salesforce.com")
     assert org not in out and tok[16:] not in out and "[REDACTED:salesforce_token]." in out
     assert scrub("Hello!" + "".join(_rng.choice(string.ascii_lowercase) for _ in range(90))).startswith("Hello!")
+
+
+def _rand(n, alphabet=ALNUM):
+    return "".join(_rng.choice(alphabet) for _ in range(n))
+
+
+def test_slack_workspace_app_and_refresh_tokens_are_redacted_whole():
+    tok = "xoxr-" + "-".join(str(_rng.randrange(10**5, 10**6)) for _ in range(3)) + "-" + _rand(18, "0123456789abcdef")
+    assert scrub(f"refresh: {tok} ok") == "refresh: [REDACTED:slack_token] ok"
+    tok2 = "xoxa-2-" + "-".join(str(_rng.randrange(10**8, 10**9)) for _ in range(3)) + "-" + _rand(18, "0123456789abcdef")
+    assert tok2[7:] not in scrub(tok2)
