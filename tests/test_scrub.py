@@ -806,3 +806,17 @@ def test_slack_workspace_app_and_refresh_tokens_are_redacted_whole():
     assert scrub(f"refresh: {tok} ok") == "refresh: [REDACTED:slack_token] ok"
     tok2 = "xoxa-2-" + "-".join(str(_rng.randrange(10**8, 10**9)) for _ in range(3)) + "-" + _rand(18, "0123456789abcdef")
     assert tok2[7:] not in scrub(tok2)
+
+
+def test_grafana_legacy_api_key_is_redacted():
+    import base64
+    key = base64.b64encode(('{"k":"%s","n":"ci","id":7}' % _rand(32)).encode()).decode()
+    assert key.startswith("eyJrIjoi")
+    assert scrub(f"curl -H 'Authorization: Bearer' {key}") == "curl -H 'Authorization: Bearer' [REDACTED:grafana_api_key]"
+
+
+def test_unsigned_jwt_header_and_payload_is_redacted_but_a_lone_header_is_not():
+    jwt = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ" + _rand(30)
+    assert scrub(f"token {jwt}") == "token [REDACTED:jwt]"
+    for text in ("header eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 only", "eyJAAAA.eyJBBB", "eyJBB.eyJCC.eyJDDDD"):
+        assert scrub(text) == text
