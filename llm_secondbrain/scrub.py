@@ -235,6 +235,8 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("dp.scim.", r"[A-Za-z0-9]{40,}", "doppler_token", False),
     ("ops_eyJ", r"[A-Za-z0-9+/=_-]{50,}", "onepassword_token", False),
     ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}", "age_secret_key", False),
+    # Aiven service passwords and tokens: 'AVNS_' and about 19 random characters
+    ("AVNS_", r"[A-Za-z0-9_-]{15,}", "aiven_password", False),
     # Grafana's older API keys are base64 of '{"k":"…","n":"…","id":…}', so they open 'eyJrIjoi'
     ("eyJrIjoi", r"[A-Za-z0-9+/]{50,}={0,2}", "grafana_api_key", False),
     # JSON Web Tokens (header.payload.signature; JWE has five parts). An unsigned token

@@ -820,3 +820,9 @@ def test_unsigned_jwt_header_and_payload_is_redacted_but_a_lone_header_is_not():
     assert scrub(f"token {jwt}") == "token [REDACTED:jwt]"
     for text in ("header eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 only", "eyJAAAA.eyJBBB", "eyJBB.eyJCC.eyJDDDD"):
         assert scrub(text) == text
+
+
+def test_aiven_password_is_redacted():
+    pw = "AVNS_" + _rand(19)
+    assert scrub(f"avnadmin:{pw}@pg-1.aivencloud.com") .count(pw[5:]) == 0
+    assert scrub(f"it printed {pw}") == "it printed [REDACTED:aiven_password]"
