@@ -425,6 +425,9 @@ def _label_class(ident: str) -> int:
         return _SEC
     if last.endswith("key") and len(last) > 3 and last[:-3] in _KEY_QUALIFIERS:
         return _SEC
+    # a service name fused before 'apikey' (IBMCLOUDIAMAPIKEY, googleapikey) still names an API key
+    if last.endswith("apikey"):
+        return _SEC
     if last in ("nøkkel", "nokkel", "schlüssel", "schluessel", "nyckel", "sleutel", "nøgle"):
         return _WEAK
     return _NOT

@@ -826,3 +826,10 @@ def test_aiven_password_is_redacted():
     pw = "AVNS_" + _rand(19)
     assert scrub(f"avnadmin:{pw}@pg-1.aivencloud.com") .count(pw[5:]) == 0
     assert scrub(f"it printed {pw}") == "it printed [REDACTED:aiven_password]"
+
+
+def test_a_service_name_fused_before_apikey_is_still_an_api_key_label():
+    key = _rand(18) + "-" + _rand(12) + "_" + _rand(12)  # IBM Cloud keys mix '-' and '_' in
+    assert key not in scrub(f"IBMCLOUDIAMAPIKEY={key}")
+    assert key not in scrub(f"ibm_cloud_iamapikey= {key}")
+    assert scrub("monkey = banana_split_recipe_v2") == "monkey = banana_split_recipe_v2"
