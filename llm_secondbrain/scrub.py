@@ -491,7 +491,7 @@ _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|S
 _PH_PREFIX = ("your", "my", "insert", "enter", "replace", "put", "paste", "fill", "add")
 _PH_SUFFIX = ("_here", "-here", " here", ".here")
 _PH_INNER = ("xxxx", "***", "...", "\u2026", "\u2022\u2022\u2022", "____", "example", "placeholder",
-             "redacted", "changeme", "change_me", "change-me", "dummy")
+             "redacted", "changeme", "change_me", "change-me", "dummy", "fake")
 _PH_INNER_RE = _lazy("|".join(map(re.escape, _PH_INNER)))  # one scan, not one per word
 _PH_WORDY = _lazy(r"[a-z_ .-]+")
 _PATH_EXT = (".pem", ".key", ".json", ".txt", ".crt", ".cer", ".p12", ".pfx", ".jks", ".gpg", ".asc",

@@ -833,3 +833,12 @@ def test_a_service_name_fused_before_apikey_is_still_an_api_key_label():
     assert key not in scrub(f"IBMCLOUDIAMAPIKEY={key}")
     assert key not in scrub(f"ibm_cloud_iamapikey= {key}")
     assert scrub("monkey = banana_split_recipe_v2") == "monkey = banana_split_recipe_v2"
+
+
+@pytest.mark.parametrize("text", [
+    'my_password = "fakesecret"',
+    'cloud-iam-key:=afakekey',
+    'theapikey = @"somefakekey"',
+])
+def test_a_value_that_says_it_is_fake_is_a_placeholder(text):
+    assert scrub(text) == text
