@@ -131,6 +131,9 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("vcp_", r"[A-Za-z0-9]{24,}", "vercel_token", True),
     # chat
     *[(p, r"[0-9A-Za-z-]{20,}", "slack_token", False) for p in ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xoxe.xox")],
+    # workspace-app (xoxa-2-…) and refresh (xoxr-…) tokens are dash-grouped like the ones above;
+    # the short legacy shape (xoxa-<8..48>) has its own gate below
+    *[(p, r"(?:\d-)?[0-9A-Za-z]{4,}-[0-9A-Za-z-]{14,}", "slack_token", False) for p in ("xoxa-", "xoxr-")],
     *[(p, r"(?:\d-)?[0-9A-Za-z]{8,48}", "slack_token", False) for p in ("xoxa-", "xoxr-")],  # legacy
     ("hooks.slack.com/", r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}", "slack_webhook", False),
     ("xapp-", r"\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+", "slack_token", False),
@@ -232,8 +235,14 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("dp.scim.", r"[A-Za-z0-9]{40,}", "doppler_token", False),
     ("ops_eyJ", r"[A-Za-z0-9+/=_-]{50,}", "onepassword_token", False),
     ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}", "age_secret_key", False),
-    # JSON Web Tokens (header.payload.signature; JWE has five parts)
-    ("eyJ", r"[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?", "jwt", False),
+    # Aiven service passwords and tokens: 'AVNS_' and about 19 random characters
+    ("AVNS_", r"[A-Za-z0-9_-]{15,}", "aiven_password", False),
+    # Grafana's older API keys are base64 of '{"k":"…","n":"…","id":…}', so they open 'eyJrIjoi'
+    ("eyJrIjoi", r"[A-Za-z0-9+/]{50,}={0,2}", "grafana_api_key", False),
+    # JSON Web Tokens (header.payload.signature; JWE has five parts). An unsigned token
+    # (alg "none", or a signature cut off) is header.payload: both halves are base64 JSON ('eyJ').
+    ("eyJ", r"[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?"
+            r"|eyJ[A-Za-z0-9_-]{14,}(?![A-Za-z0-9_.-]))", "jwt", False),
 ]
 
 
@@ -416,6 +425,9 @@ def _label_class(ident: str) -> int:
         return _SEC
     if last.endswith("key") and len(last) > 3 and last[:-3] in _KEY_QUALIFIERS:
         return _SEC
+    # a service name fused before 'apikey' (IBMCLOUDIAMAPIKEY, googleapikey) still names an API key
+    if last.endswith("apikey"):
+        return _SEC
     if last in ("nøkkel", "nokkel", "schlüssel", "schluessel", "nyckel", "sleutel", "nøgle"):
         return _WEAK
     return _NOT
@@ -479,7 +491,7 @@ _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|S
 _PH_PREFIX = ("your", "my", "insert", "enter", "replace", "put", "paste", "fill", "add")
 _PH_SUFFIX = ("_here", "-here", " here", ".here")
 _PH_INNER = ("xxxx", "***", "...", "\u2026", "\u2022\u2022\u2022", "____", "example", "placeholder",
-             "redacted", "changeme", "change_me", "change-me", "dummy")
+             "redacted", "changeme", "change_me", "change-me", "dummy", "fake")
 _PH_INNER_RE = _lazy("|".join(map(re.escape, _PH_INNER)))  # one scan, not one per word
 _PH_WORDY = _lazy(r"[a-z_ .-]+")
 _PATH_EXT = (".pem", ".key", ".json", ".txt", ".crt", ".cer", ".p12", ".pfx", ".jks", ".gpg", ".asc",

@@ -795,3 +795,50 @@ def test_salesforce_access_token_is_redacted_whole():
     out = scrub(f"sf org display says\nAccess Token      {tok}.\nInstance Url      https://x.my.salesforce.com")
     assert org not in out and tok[16:] not in out and "[REDACTED:salesforce_token]." in out
     assert scrub("Hello!" + "".join(_rng.choice(string.ascii_lowercase) for _ in range(90))).startswith("Hello!")
+
+
+def _rand(n, alphabet=ALNUM):
+    return "".join(_rng.choice(alphabet) for _ in range(n))
+
+
+def test_slack_workspace_app_and_refresh_tokens_are_redacted_whole():
+    tok = "xoxr-" + "-".join(str(_rng.randrange(10**5, 10**6)) for _ in range(3)) + "-" + _rand(18, "0123456789abcdef")
+    assert scrub(f"refresh: {tok} ok") == "refresh: [REDACTED:slack_token] ok"
+    tok2 = "xoxa-2-" + "-".join(str(_rng.randrange(10**8, 10**9)) for _ in range(3)) + "-" + _rand(18, "0123456789abcdef")
+    assert tok2[7:] not in scrub(tok2)
+
+
+def test_grafana_legacy_api_key_is_redacted():
+    import base64
+    key = base64.b64encode(('{"k":"%s","n":"ci","id":7}' % _rand(32)).encode()).decode()
+    assert key.startswith("eyJrIjoi")
+    assert scrub(f"curl -H 'Authorization: Bearer' {key}") == "curl -H 'Authorization: Bearer' [REDACTED:grafana_api_key]"
+
+
+def test_unsigned_jwt_header_and_payload_is_redacted_but_a_lone_header_is_not():
+    jwt = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ" + _rand(30)
+    assert scrub(f"token {jwt}") == "token [REDACTED:jwt]"
+    for text in ("header eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 only", "eyJAAAA.eyJBBB", "eyJBB.eyJCC.eyJDDDD"):
+        assert scrub(text) == text
+
+
+def test_aiven_password_is_redacted():
+    pw = "AVNS_" + _rand(19)
+    assert scrub(f"avnadmin:{pw}@pg-1.aivencloud.com") .count(pw[5:]) == 0
+    assert scrub(f"it printed {pw}") == "it printed [REDACTED:aiven_password]"
+
+
+def test_a_service_name_fused_before_apikey_is_still_an_api_key_label():
+    key = _rand(18) + "-" + _rand(12) + "_" + _rand(12)  # IBM Cloud keys mix '-' and '_' in
+    assert key not in scrub(f"IBMCLOUDIAMAPIKEY={key}")
+    assert key not in scrub(f"ibm_cloud_iamapikey= {key}")
+    assert scrub("monkey = banana_split_recipe_v2") == "monkey = banana_split_recipe_v2"
+
+
+@pytest.mark.parametrize("text", [
+    'my_password = "fakesecret"',
+    'cloud-iam-key:=afakekey',
+    'theapikey = @"somefakekey"',
+])
+def test_a_value_that_says_it_is_fake_is_a_placeholder(text):
+    assert scrub(text) == text
