@@ -231,7 +231,8 @@ def fts_query(query: str) -> str | None:
 def content_words(query: str) -> str:
     """The query without function words, for the lexical lane; the query itself when nothing
     else is left ("to be or not to be" still finds Hamlet). Words inside a code-like span keep
-    their place (`autocomplete="off"`, `merge-with`): there a function word is the token."""
+    their place (`autocomplete="off"`, `--dry-run`): there a function word is the token. A
+    compound written as prose (`catch-all`) keeps one only inside its phrase."""
     code = {w.lower() for span in code_spans(query) if not _prose_compound(span, query)
             for w in _WORD.findall(span)}
     words = [w for w in _WORD.findall(query) if w.strip("_")]
@@ -607,7 +608,7 @@ def literal_terms(query: str) -> list[tuple[str, re.Pattern[str], str]]:
     for span in code_spans(query):
         prefilter = _phrase_fts(span)
         if _prose_compound(span, query):
-            continue  # built-in, auto-starting: prose, phrase-matched by the lexical lane only
+            continue  # built-in, auto-starting: prose, left to the lexical lane
         if prefilter and not any(re.sub(r"\s", "", span).lower() in c for c in compact):
             terms.append((span, code_pattern(span), prefilter))
     return terms
