@@ -659,17 +659,6 @@ def _recall_cases():
     }
 
 
-RECALL_CASES = _recall_cases()
-
-
-@pytest.mark.parametrize("name", sorted(RECALL_CASES))
-def test_scanner_fixture_classes_are_caught(name):
-    text, secrets = RECALL_CASES[name]
-    out = scrub(text)
-    for secret in secrets:
-        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
-
-
 # ------------------------------------------------------------------------------------------------
 # issue 15, continued: a service's name as the label, short shapes, Jenkins, webhook URLs
 # ------------------------------------------------------------------------------------------------
@@ -694,12 +683,12 @@ def _service_cases():
     }
 
 
-SERVICE_CASES = _service_cases()
+SCANNER_CASES = {**_recall_cases(), **_service_cases()}
 
 
-@pytest.mark.parametrize("name", sorted(SERVICE_CASES))
-def test_service_labels_and_short_shapes_are_caught(name):
-    text, secrets = SERVICE_CASES[name]
+@pytest.mark.parametrize("name", sorted(SCANNER_CASES))
+def test_scanner_fixture_classes_and_short_shapes_are_caught(name):
+    text, secrets = SCANNER_CASES[name]
     out = scrub(text)
     for secret in secrets:
         assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
@@ -767,7 +756,7 @@ def test_code_after_a_password_word_is_not_a_prose_password(text):
 
 
 def test_a_password_after_a_closing_quote_is_still_redacted():
-    pw = "Kq7" + "".join(_rng.choice(ALNUM) for _ in range(9)) + "!"
+    pw = "Kq7" + r(ALNUM, 9) + "!"
     for text in (f'"password": "{pw}",', f"password = '{pw}'", f"the password is {pw} for now"):
         assert pw not in scrub(text)
 
@@ -783,53 +772,48 @@ def test_escaped_variables_html_escaped_placeholders_and_selectors_are_not_passw
 
 
 def test_a_password_starting_with_a_hash_or_backslash_is_still_redacted():
-    pw = "#Kq7" + "".join(_rng.choice(ALNUM) for _ in range(8))
+    pw = "#Kq7" + r(ALNUM, 8)
     assert pw not in scrub(f'password: "{pw}"')
-    pw2 = "\\Kq7" + "".join(_rng.choice(ALNUM) for _ in range(8)) + "!"
+    pw2 = "\\Kq7" + r(ALNUM, 8) + "!"
     assert pw2 not in scrub(f"password = '{pw2}'")
 
 
 def test_salesforce_access_token_is_redacted_whole():
-    org = "00D" + "".join(_rng.choice(ALNUM) for _ in range(12))
-    tok = org + "!" + "".join(_rng.choice(ALNUM + "._") for _ in range(95)) + "Q"
+    org = "00D" + r(ALNUM, 12)
+    tok = org + "!" + r(ALNUM + "._", 95) + "Q"
     out = scrub(f"sf org display says\nAccess Token      {tok}.\nInstance Url      https://x.my.salesforce.com")
     assert org not in out and tok[16:] not in out and "[REDACTED:salesforce_token]." in out
-    assert scrub("Hello!" + "".join(_rng.choice(string.ascii_lowercase) for _ in range(90))).startswith("Hello!")
-
-
-def _rand(n, alphabet=ALNUM):
-    return "".join(_rng.choice(alphabet) for _ in range(n))
+    assert scrub("Hello!" + r(string.ascii_lowercase, 90)).startswith("Hello!")
 
 
 def test_slack_workspace_app_and_refresh_tokens_are_redacted_whole():
-    tok = "xoxr-" + "-".join(str(_rng.randrange(10**5, 10**6)) for _ in range(3)) + "-" + _rand(18, "0123456789abcdef")
+    tok = "xoxr-" + "-".join(str(_rng.randrange(10**5, 10**6)) for _ in range(3)) + "-" + r(HEX, 18)
     assert scrub(f"refresh: {tok} ok") == "refresh: [REDACTED:slack_token] ok"
-    tok2 = "xoxa-2-" + "-".join(str(_rng.randrange(10**8, 10**9)) for _ in range(3)) + "-" + _rand(18, "0123456789abcdef")
+    tok2 = "xoxa-2-" + "-".join(str(_rng.randrange(10**8, 10**9)) for _ in range(3)) + "-" + r(HEX, 18)
     assert tok2[7:] not in scrub(tok2)
 
 
 def test_grafana_legacy_api_key_is_redacted():
-    import base64
-    key = base64.b64encode(('{"k":"%s","n":"ci","id":7}' % _rand(32)).encode()).decode()
+    key = base64.b64encode(('{"k":"%s","n":"ci","id":7}' % r(ALNUM, 32)).encode()).decode()
     assert key.startswith("eyJrIjoi")
     assert scrub(f"curl -H 'Authorization: Bearer' {key}") == "curl -H 'Authorization: Bearer' [REDACTED:grafana_api_key]"
 
 
 def test_unsigned_jwt_header_and_payload_is_redacted_but_a_lone_header_is_not():
-    jwt = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ" + _rand(30)
+    jwt = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ" + r(ALNUM, 30)
     assert scrub(f"token {jwt}") == "token [REDACTED:jwt]"
     for text in ("header eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 only", "eyJAAAA.eyJBBB", "eyJBB.eyJCC.eyJDDDD"):
         assert scrub(text) == text
 
 
 def test_aiven_password_is_redacted():
-    pw = "AVNS_" + _rand(19)
-    assert scrub(f"avnadmin:{pw}@pg-1.aivencloud.com") .count(pw[5:]) == 0
+    pw = "AVNS_" + r(ALNUM, 19)
+    assert scrub(f"avnadmin:{pw}@pg-1.aivencloud.com").count(pw[5:]) == 0
     assert scrub(f"it printed {pw}") == "it printed [REDACTED:aiven_password]"
 
 
 def test_a_service_name_fused_before_apikey_is_still_an_api_key_label():
-    key = _rand(18) + "-" + _rand(12) + "_" + _rand(12)  # IBM Cloud keys mix '-' and '_' in
+    key = r(ALNUM, 18) + "-" + r(ALNUM, 12) + "_" + r(ALNUM, 12)  # IBM Cloud keys mix '-' and '_' in
     assert key not in scrub(f"IBMCLOUDIAMAPIKEY={key}")
     assert key not in scrub(f"ibm_cloud_iamapikey= {key}")
     assert scrub("monkey = banana_split_recipe_v2") == "monkey = banana_split_recipe_v2"
