@@ -52,7 +52,7 @@ from collections.abc import Sequence
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
-RULES_VERSION = 4
+RULES_VERSION = 5
 
 
 # --------------------------------------------------------------------------------------------
@@ -177,6 +177,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("fc-", r"[a-f0-9]{32}(?![A-Za-z0-9])", "firecrawl_api_key", False),
     ("csk-", r"[a-z0-9]{40,}", "cerebras_api_key", False),
     ("fw_", r"[A-Za-z0-9]{20,}", "fireworks_api_key", True),
+    ("tgp_v1_", r"[A-Za-z0-9_-]{40,}", "together_api_key", False),
     ("jina_", r"[a-f0-9]{32}[A-Za-z0-9_-]{20,}", "jina_api_key", False),
     # package registries
     ("npm_", r"[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_token", False),
@@ -207,6 +208,8 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
      "onepassword_secret_key", False),
     ("PMAK-", r"[a-f0-9]{24}-[a-f0-9]{34}", "postman_api_key", False),
     ("pnu_", r"[A-Za-z0-9]{36}", "prefect_token", False),
+    ("sl.", r"(?:u\.)?[A-Za-z0-9_=-]{130,}", "dropbox_token", False),
+    ("re_", r"[A-Za-z0-9]{8}_[A-Za-z0-9]{24,}(?![A-Za-z0-9_])", "resend_api_key", True),
     ("lin_api_", r"[A-Za-z0-9]{40}", "linear_api_key", False),
     ("lin_oauth_", r"[a-f0-9]{64}", "linear_api_key", False),
     ("ntn_", r"[A-Za-z0-9]{40,}", "notion_token", False),
@@ -306,8 +309,9 @@ def _low_information(v: str) -> bool:
     # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
     if hits < (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3):
         return False
-    # a long token is filler only if its end is too: a placeholder head on a random body is a key
-    return len(v) <= 128 or _low_information(v[-64:])
+    # a long token is filler only if its end is too: a placeholder head on a random body is a
+    # key (Twitter's bearer tokens open with 22 'A's)
+    return len(v) <= 64 or _low_information(v[-32:])
 
 
 _CAMEL_WORD = _lazy(r"[A-Z][a-z]{3,}|[a-z]{4,}|[A-Z]{4,}(?![a-z])")
@@ -332,6 +336,24 @@ def _wordy(v: str) -> float:
         if sum(map(w.count, "aeiouy")) >= 0.25 * len(w) and _CONSONANTS4.search(w) is None:
             words += len(w)
     return words / max(1, len(v))
+
+
+def _random_letters(v: str) -> bool:
+    """Letters drawn at random ('uNaWuEQWGjMPMf'), not a name made of words ('newPassword').
+
+    A password or key without a digit is rarer than one with, but real: its case flips every
+    few letters and its letters do not make words (no vowels in a natural share, runs of four
+    consonants), where camelCase names flip case only at word boundaries.
+    """
+    n = len(v)
+    if n < 10 or not v.isalpha() or v.islower() or v.isupper():
+        return False
+    flips = sum(a.isupper() != b.isupper() for a, b in zip(v, v[1:]))
+    if flips < max(4, n // 4):
+        return False
+    low = v.lower()
+    sparse = sum(map(low.count, "aeiou")) < 0.25 * n
+    return (sparse or _CONSONANTS4.search(low) is not None) and _wordy(v) < 0.3
 
 
 def _placeholder_body(body: str) -> bool:
@@ -384,7 +406,7 @@ _TRAILERS = frozenset("value val base str string b64 base64 hex raw plain clear 
 _FUSED_PASS_PREFIX = ("store", "key", "srcstore", "deststore", "srckey", "destkey", "become",
                       "ssh", "sudo", "db", "root", "admin", "user", "ks", "ts", "ansible")
 
-_COMP_RE = _lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-zäöüåøæéñß]+|[äöüåøæéñß]+")
+_COMP_RE = _lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-zäöüåøæéñßłóąęśćźżń]+|[äöüåøæéñßłóąęśćźżń]+")
 
 # class of a label: 0 = not a label, 1 = password, 2 = secret/token, 3 = weak ("key")
 _NOT, _PWD, _SEC, _WEAK = 0, 1, 2, 3
@@ -528,6 +550,8 @@ def _is_reference(v: str, quoted: bool) -> bool:
         # like "{x9Fq..." — require something identifier-like right after.
         if first in "{([%<" and len(v) > 1 and not (v[1].isalpha() or v[1] in "{%$_'\" ") and not lv.startswith(("[redacted", "<%", "{%", "{{", "%(")):
             return False
+        if first == "%" and _PERCENT_REF.match(v) is None:
+            return False  # not %APPDATA% / %(name)s / %s: a key that happens to open with '%'
         return True
     if _REF_HINT.search(v, 0, 24) is not None and lv.startswith(_REF_PREFIX):
         return True
@@ -538,7 +562,7 @@ def _is_reference(v: str, quoted: bool) -> bool:
             return True
         if _IDENTIFIER.fullmatch(v):
             # bare identifiers: variables unless they look like a made-up word with digits
-            if _HAS_DIGIT.search(v) is None:
+            if _HAS_DIGIT.search(v) is None and not _random_letters(v):
                 if "_" in v or (v[0].islower() and not v.islower()):
                     return True
                 for w in ("pass", "secret", "token", "key", "auth", "pwd"):
@@ -546,11 +570,18 @@ def _is_reference(v: str, quoted: bool) -> bool:
                         return True
     if v[0] in "OLDSUsibn" and _TYPEISH.match(v):
         return True
+    if "-" in v and _CMDLET.match(v):
+        return True  # $pw = Read-Host -AsSecureString / ConvertTo-SecureString …: a call
     if quoted and _STRING_GAP.match(v):
         return True
     if v[0] in "\\#." and _ESCAPED_OR_SELECTOR.match(v):
         return True
     return False
+
+
+_PERCENT_REF = _lazy(r"%(?:[\w.-]+%|[({]|[sdrif](?!\w))")
+_CMDLET = _lazy(r"(?:Get|Set|New|Read|ConvertTo|ConvertFrom|Import|Export|Invoke|Protect|Unprotect|Join|"
+               r"Select|Format)-[A-Z][A-Za-z]+(?![\w-])")
 
 
 # The "value" between a label's closing quote and the next opening quote is code, not a string:
@@ -1135,9 +1166,9 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
                 _prose_kw(text, low, i, spans, words)
 
 
-_STEM = _lazy(r"p(?:ass|w|sk)|s(?:ecret|ig|leutel|chl[üu]ssel)|token|k(?:ey|ennwort|odeord)|"
+_STEM = _lazy(r"p(?:ass|w|sk)|s(?:ecret|ig|leutel|chl[üu]ssel|enha|alasana)|token|k(?:ey|ennwort|odeord)|"
               r"a(?:uth|ppid|dgangskode)|c(?:red|ontrase|lave)|dockerc|l[öo]senord|wachtwoord|mdp|"
-              r"n(?:[øo]kkel|yckel|[øo]gle)")
+              r"n(?:[øo]kkel|yckel|[øo]gle)|h(?:as[łl]o|eslo)|jelsz[óo]")
 
 
 def _label_info(ident: str) -> tuple:
@@ -1158,7 +1189,8 @@ def _label_info(ident: str) -> tuple:
 _PW_CHAR = _lazy(r"[0-9!#$%&*?@^~\x80-\U0010ffff]")
 _PROSE_REACH = 12 + 90
 _PW_STEMS = frozenset(("pass", "pw", "kennwort", "lösenord", "losenord", "wachtwoord", "contrase",
-                       "kodeord", "adgangskode", "mdp", "clave"))
+                       "kodeord", "adgangskode", "mdp", "clave", "senha", "salasana", "hasło", "haslo",
+                       "heslo", "jelszó", "jelszo"))
 
 
 _IDRUN = _lazy(r"[\w.\-]{0,49}")
@@ -1431,8 +1463,11 @@ _CLI_TOOLS_SPACED = ("sshpass", "login", "mongo", "mongosh", "mongodump", "mongo
 _CLI_USERPASS = _lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_KEY_AS_USER = _lazy(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{8,64}):\1(?=\s|$)")
 _CLI_REDIS = _lazy(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
-_CLI_ECHO = _lazy(r"\becho[ \t]+(?:-n[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"|]{1,200})[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\w+[ \t]+)*-S\b|[^\n|]*--password-stdin|passwd\b|chpasswd|[^\n|]*-S\b)")
+_CLI_ECHO = _lazy(r"\becho[ \t]+(?:-n[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"|]{1,200})[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\w+[ \t]+)*-S\b|[^\n|]*--password-stdin|passwd\b|(?:sudo[ \t]+)?chpasswd|[^\n|]*-S\b)")
 _CLI_HTPASSWD = _lazy(r"\bhtpasswd[ \t]+(?:-\w+[ \t]+)*-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_LDAP_W = _lazy(r"(?<![\w-])-w[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+# PowerShell's plain-text secure string: the literal is the password whatever it is assigned to
+_PS_SECURE = _lazy(r"(?i)convertto-securestring[ \t]+(?:-string[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}')")
 _CLI_NETUSER = _lazy(r"\bnet[ \t]+user[ \t]+(\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"/*]{1,200})")
 
 
@@ -1495,8 +1530,22 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
     if "echo" in text:
         for m in _CLI_ECHO.finditer(text):
             v, s = _unquote(m.group(1), m.start(1))
+            if m.group(0).endswith("chpasswd") and ":" in v:
+                user, _, pw = v.partition(":")  # chpasswd reads "user:password" lines
+                v, s = pw, s + len(user) + 1
             if _cli_value_ok(v):
                 spans.add(s, s + len(v), "cli_password", text)
+    if " -w " in text and "ldap" in low:
+        for m in _CLI_LDAP_W.finditer(text):  # OpenLDAP tools: -w is the bind password (-p the port)
+            if "ldap" in _line_of(low, m.start()):
+                v, s = _unquote(m.group(1), m.start(1))
+                if _cli_value_ok(v):
+                    spans.add(s, s + len(v), "cli_password", text)
+    if "securestring" in low:
+        for m in _PS_SECURE.finditer(text):
+            v, s = _unquote(m.group(1), m.start(1))
+            if _cli_value_ok(v):
+                spans.add(s, s + len(v), "password", text)
     if "htpasswd" in text:
         for m in _CLI_HTPASSWD.finditer(text):
             v, s = _unquote(m.group(1), m.start(1))
@@ -1617,10 +1666,10 @@ def _block_scalar(text: str, pos: int, end: int, indent: int, spans: _Spans) -> 
 _PROSE_KW = _lazy(
     r"(?:passwords?|passwort(?:e|s)?|passe|passord(?:et)?|kennwort|pw|pwd|pass|passphrase|passcode|"
     r"mot de passe|mdp|contraseña|contrasena|clave|lösenord(?:et)?|losenord(?:et)?|adgangskode(?:n)?|"
-    r"kodeord(?:et)?|wachtwoord|senha|salasana|hasło|haslo|heslo)(?![a-z0-9_])")
+    r"kodeord(?:et)?|wachtwoord|senha|salasana|hasło|haslo|heslo|jelszó|jelszo)(?![a-z0-9_])")
 _PAIR_KW = _lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials|zugang(?:sdaten)?|innlogging|pålogging|brukernavn|benutzer(?:name)?|username|user|bruker|nas|router|account|konto|identifiants|usuario)(?![a-z0-9_])")
 _CONNECT = frozenset(
-    "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora "
+    "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
     "midlertidig vorläufiges provisoire default -> =>".split())
 _STOP_AFTER = frozenset("like such e.g. eg. example z.b. zb som wie comme como zoals".split())
@@ -1647,7 +1696,8 @@ def _pw_shape(tok: str) -> int:
         elif ch in _STRONG_SYM:
             syms += 1
     if not letters or tok.rstrip("!?.").isalpha():
-        return 0  # a word ending a sentence ("did not match!", "you've just created?")
+        # a word ending a sentence ("did not match!", "you've just created?"), unless random
+        return 1 if _random_letters(tok) else 0
     if not letters:
         return 0
     if "=" in tok and _IDENTIFIER.match(tok) and tok[_IDENTIFIER.match(tok).end():].startswith("="):
@@ -1681,6 +1731,8 @@ def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
     e = m.end()
     if e < len(low) and low[e] not in " \t:=\u00a0" and not (low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
         return
+    if e < len(low) and low[e] in ":=":
+        e += 1  # a glued 'password=%DB_PW%': the value is what follows the sign, not '=%DB_PW%'
     _prose_after(text, low, e, spans, words)
 
 
@@ -1794,7 +1846,9 @@ def _emails(text: str, spans: _Spans) -> None:
         pos = text.find("@", pos + 1)
 
 
-_WEBHOOK_PATH = _lazy(r"(?i)://[^\s/\"'<>]{1,100}/(?:[a-z0-9_-]{1,40}/){0,3}(?:webhooks?|hooks)/(?=[A-Za-z0-9_-])")
+_WIFI_QR = _lazy(r"WIFI:(?:[A-Z]:(?:\\.|[^;\\\n]){0,64};){0,4}P:((?:\\.|[^;\\\n]){1,64})")
+_BRAINTREE = _lazy(r"access_token\$(?:production|sandbox)\$([a-z0-9]{16}\$[a-f0-9]{32})(?![A-Za-z0-9])")
+_WEBHOOK_PATH = _lazy(r"(?i)://[^\s/\"'<>]{1,100}/(?:[a-z0-9_-]{1,40}/){0,3}(?:webhooks?|webhookb2|hooks)/(?=[A-Za-z0-9_-])")
 _URL_PATH_REST = _lazy(r"[^\s\"'`<>?#)\]]{0,400}")
 _PATH_SEGMENT = _lazy(r"[A-Za-z0-9_-]+")
 # Shapes too short for the token scan (which starts at 20 characters), found by their own gate.
@@ -1830,7 +1884,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
             _url_creds(text, spans)
         if "sqlplus" in low or "jdbc:oracle" in low:
             _oracle(text, spans)
-    if ("-" in text and " -" in text) or "net user" in low:
+    if ("-" in text and " -" in text) or "net user" in low or ("echo" in text and "|" in text):
         _cli(text, low, spans)
         if " -b " in text:
             _cookies(text, spans)
@@ -1858,6 +1912,13 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
         for m in _SUMO_ACCESS_ID.finditer(text):
             if _entropy_ok(m.group(1), 14):
                 spans.add(m.start(1), m.end(1), "sumologic_access_id", text)
+    if "WIFI:" in text:
+        for m in _WIFI_QR.finditer(text):  # the text of a Wi-Fi QR code: WIFI:T:WPA;S:<net>;P:<password>;;
+            if _cli_value_ok(m.group(1)):
+                spans.add(m.start(1), m.end(1), "password", text)
+    if "$production$" in text or "$sandbox$" in text:
+        for m in _BRAINTREE.finditer(text):  # PayPal Braintree: access_token$production$<id>$<hex>
+            spans.add(m.start(1), m.end(1), "braintree_token", text)
     if "AQAAAB" in text:
         for m in _JENKINS_SECRET.finditer(text):
             spans.add(m.start(1), m.end(1), "jenkins_secret", text)

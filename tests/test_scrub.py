@@ -383,7 +383,7 @@ def test_negative_cases_are_untouched(text):
 # interface and report
 # ------------------------------------------------------------------------------------------------
 def test_interface():
-    assert RULES_VERSION == 4
+    assert RULES_VERSION == 5
     out, counts = scrub_report("x")
     assert out == "x" and isinstance(counts, Counter) and not counts
     assert scrub("") == "" and scrub_report("") == ("", Counter())
@@ -825,4 +825,82 @@ def test_a_service_name_fused_before_apikey_is_still_an_api_key_label():
     'theapikey = @"somefakekey"',
 ])
 def test_a_value_that_says_it_is_fake_is_a_placeholder(text):
+    assert scrub(text) == text
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15, continued: other languages, letters-only secrets, shell and PowerShell, more vendors
+# ------------------------------------------------------------------------------------------------
+def _random_letters_value() -> str:
+    """Letters only, case flipping at random: the shape of a generated secret without a digit."""
+    consonants = "bcdfghjklmnpqrstvwxz"
+    while True:
+        s = "".join(_rng.choice(consonants + consonants.upper()) for _ in range(16))
+        if sum(a.isupper() != b.isupper() for a, b in zip(s, s[1:])) >= 6:
+            return s
+
+
+def _world_cases():
+    pw = [r(ALNUM, 10) + "!" for _ in range(8)]
+    letters = _random_letters_value()
+    bearer = "A" * 22 + r(ALNUM, 90)
+    together = "tgp_v1_" + r(URLSAFE, 43)
+    dropbox = "sl." + r(URLSAFE, 138)
+    resend = "re_" + r(ALNUM, 8) + "_" + r(ALNUM, 24)
+    teams = (r(HEX, 8) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 12),
+             r(HEX, 32))
+    braintree = r(LOWER_ALNUM, 16) + "$" + r(HEX, 32)
+    django = "%" + r(ALNUM, 40) + "!"
+    return {
+        "portuguese-label": (f"senha: {pw[0]}", [pw[0]]),
+        "portuguese-prose": (f"a senha é {pw[1]} desde ontem", [pw[1]]),
+        "italian-prose": (f"la password è {pw[2]} per ora", [pw[2]]),
+        "polish-prose": (f"hasło to {pw[3]}", [pw[3]]),
+        "czech-prose": (f"heslo je {pw[4]}", [pw[4]]),
+        "hungarian-label": (f"Jelszó: {pw[5]}", [pw[5]]),
+        "finnish-label": (f"salasana = {pw[6]}", [pw[6]]),
+        "letters-only-value": (f'"client_secret": "{letters}"', [letters]),
+        "letters-only-bare": (f"API_TOKEN={letters}", [letters]),
+        "ldap-bind-password": (f'ldapsearch -x -D "cn=admin,dc=example,dc=org" -w {pw[7]} -b dc=example',
+                               [pw[7]]),
+        "powershell-secure-string": (
+            f'$pw = ConvertTo-SecureString "{pw[0]}" -AsPlainText -Force', [pw[0]]),
+        "chpasswd-line": (f"echo 'deploy:{pw[1]}' | sudo chpasswd", [pw[1]]),
+        "twitter-bearer": (f"curl -H 'Authorization: Bearer {bearer}'", [bearer]),
+        "together-key": (f"key is {together}", [together]),
+        "dropbox-token": (f"dbx = Dropbox('{dropbox}')", [dropbox]),
+        "resend-key": (f"RESEND={resend}", [resend]),
+        "teams-webhook": (f"https://acme.webhook.office.com/webhookb2/{teams[0]}@{teams[0]}"
+                          f"/IncomingWebhook/{teams[1]}/{teams[0]}", [teams[1]]),
+        "braintree-token": (f"gateway = access_token$production${braintree}", [braintree]),
+        "wifi-qr": (f"qrencode 'WIFI:T:WPA;S:Hytta;P:{pw[2]};;'", [pw[2]]),
+        "percent-opening-key": (f"SECRET_KEY = '{django}'", [django]),
+    }
+
+
+WORLD_CASES = _world_cases()
+
+
+@pytest.mark.parametrize("name", sorted(WORLD_CASES))
+def test_other_languages_shells_and_vendors_are_caught(name):
+    text, secrets = WORLD_CASES[name]
+    out = scrub(text)
+    for secret in secrets:
+        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+
+
+@pytest.mark.parametrize("text", [
+    'password = newPassword',  # camelCase names are variables, even without a digit
+    "api_key: myAPIKeyForProdEnv",
+    "$pw = Read-Host -AsSecureString",  # a PowerShell call, not a value
+    "$cred = Get-Credential",
+    "password=%DB_PASSWORD%",  # Windows and TeamCity variables, Python formats
+    "password=%env.DB_PASSWORD%",
+    'password = "%(password)s"',
+    "ldapsearch -x -H ldap://localhost -b dc=example -w",  # -w with nothing after it
+    "grep -w password notes.txt",  # -w outside an LDAP command is another flag
+    "echo 'hello' | wc -l",
+    "a senha é obrigatória",  # the word alone, in a sentence
+])
+def test_names_calls_and_variables_in_the_new_places_stay(text):
     assert scrub(text) == text
