@@ -966,7 +966,13 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     elif not (up and lo) and n < 24:
         return
     prev = text[s - 1] if s else " "
-    if prev in _REF_BEFORE or prev == ":" or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
+    if prev == ":":
+        # the second half of 'id==:secret' (a Tableau token) whose first half was just redacted
+        last = spans.items[-1] if spans.items else None
+        if last is not None and s - 4 < last[1] < s and not text[last[1]:s - 1].strip("="):
+            spans.add(s, e, "secret", text)
+        return
+    if prev in _REF_BEFORE or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
         return
     a = _window_start(s, spans.items)
     # stay within the last three lines
@@ -1363,7 +1369,7 @@ _SPLIT = _lazy(r"[\s/]+")
 _USER_FLAG = _lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")
 _NEXT_PAIR = _lazy(r"[;&,][A-Za-z_][A-Za-z0-9_ .-]{0,40}=")
 _SCHEMES = frozenset("bearer basic token bot ssws digest negotiate ntlm apikey api-key sso-key oauth splunk geniekey".split())
-_AUTH_VALUE = _lazy(r"(?:([A-Za-z][A-Za-z-]{1,20})[ \t]+)?([A-Za-z0-9._~+/=:\-]{8,})")
+_AUTH_VALUE = _lazy(r"(?:([A-Za-z][A-Za-z-]{1,20})[ \t]+)?([A-Za-z0-9._~+/=:\-][A-Za-z0-9._~+/=:@\-]{7,})")
 
 
 def _auth_value(text: str, pos: int, spans: _Spans) -> None:
@@ -1847,6 +1853,8 @@ def _emails(text: str, spans: _Spans) -> None:
 
 
 _WIFI_QR = _lazy(r"WIFI:(?:[A-Z]:(?:\\.|[^;\\\n]){0,64};){0,4}P:((?:\\.|[^;\\\n]){1,64})")
+# New Relic keys end in their kind: a license key in NRAL, a mobile app token in -NRMA
+_NEW_RELIC = _lazy(r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{36}NRAL|[A-Za-z0-9]{40,42}-NRMA)(?![A-Za-z0-9-])")
 _BRAINTREE = _lazy(r"access_token\$(?:production|sandbox)\$([a-z0-9]{16}\$[a-f0-9]{32})(?![A-Za-z0-9])")
 _WEBHOOK_PATH = _lazy(r"(?i)://[^\s/\"'<>]{1,100}/(?:[a-z0-9_-]{1,40}/){0,3}(?:webhooks?|webhookb2|hooks)/(?=[A-Za-z0-9_-])")
 _URL_PATH_REST = _lazy(r"[^\s\"'`<>?#)\]]{0,400}")
@@ -1916,6 +1924,9 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
         for m in _WIFI_QR.finditer(text):  # the text of a Wi-Fi QR code: WIFI:T:WPA;S:<net>;P:<password>;;
             if _cli_value_ok(m.group(1)):
                 spans.add(m.start(1), m.end(1), "password", text)
+    if "NRAL" in text or "-NRMA" in text:
+        for m in _NEW_RELIC.finditer(text):
+            spans.add(m.start(), m.end(), "new_relic_key", text)
     if "$production$" in text or "$sandbox$" in text:
         for m in _BRAINTREE.finditer(text):  # PayPal Braintree: access_token$production$<id>$<hex>
             spans.add(m.start(1), m.end(1), "braintree_token", text)

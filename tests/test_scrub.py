@@ -850,11 +850,14 @@ def _world_cases():
     teams = (r(HEX, 8) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 12),
              r(HEX, 32))
     braintree = r(LOWER_ALNUM, 16) + "$" + r(HEX, 32)
-    django = "%" + r(ALNUM, 40) + "!"
+    django = "%" + r(ALNUM, 14) + "!"
+    newrelic = ("eu01xx" + r(HEX, 30) + "NRAL", "AA" + r(HEX, 40) + "-NRMA")
+    openshift = r(ALNUM, 8) + "@=-." + r(ALNUM, 8)
+    pair = (r(ALNUM, 22), r(ALNUM, 32))
     return {
         "portuguese-label": (f"senha: {pw[0]}", [pw[0]]),
         "portuguese-prose": (f"a senha é {pw[1]} desde ontem", [pw[1]]),
-        "italian-prose": (f"la password è {pw[2]} per ora", [pw[2]]),
+        "italian-prose": (f"la password è {pw[2][:-1]} per ora", [pw[2][:-1]]),
         "polish-prose": (f"hasło to {pw[3]}", [pw[3]]),
         "czech-prose": (f"heslo je {pw[4]}", [pw[4]]),
         "hungarian-label": (f"Jelszó: {pw[5]}", [pw[5]]),
@@ -875,6 +878,10 @@ def _world_cases():
         "braintree-token": (f"gateway = access_token$production${braintree}", [braintree]),
         "wifi-qr": (f"qrencode 'WIFI:T:WPA;S:Hytta;P:{pw[2]};;'", [pw[2]]),
         "percent-opening-key": (f"SECRET_KEY = '{django}'", [django]),
+        "new-relic-license-key": (f"license = '{newrelic[0]}'", [newrelic[0]]),
+        "new-relic-mobile-token": (f"NEW_RELIC_APP = {newrelic[1]}", [newrelic[1]]),
+        "authorization-value-with-at": (f'curl -H "Authorization: sha256~{openshift}"', [openshift]),
+        "id-and-secret-pair": (f"pat ci-token\n{pair[0]}==:{pair[1]}\n", list(pair)),
     }
 
 
