@@ -525,7 +525,7 @@ def _placeholder(v: str, lv: str) -> bool:
     if lv in _PLACEHOLDER_WORDS:
         return True
     f, l = v[0], v[-1]
-    if lv.startswith("&lt;") and lv.endswith("&gt;"):
+    if f == "&" and _ESCAPED_PH.fullmatch(lv):
         return True  # <YOUR_PASSWORD> written HTML-escaped
     if (f == "<" and l == ">") or (f == "[" and l == "]") or (f == "{" and l == "}") or (f == "%" and l == "%"):
         return True
@@ -539,7 +539,13 @@ def _placeholder(v: str, lv: str) -> bool:
         return True
     if v.isupper() and v.replace("_", "").isalpha() and len(v) > 1:
         return True  # an environment variable name or a PLACEHOLDER
+    if " " in v and _SELF_NAMED.search(lv) is not None:
+        return True  # words that name what belongs there: 'Password used to generate key', 'top secret'
     return False
+
+
+_ESCAPED_PH = _lazy(r"&(?:lt|#x3c|#60);[\w|. -]{1,60}(?:&(?:gt|#x3e|#62);|>)?")
+_SELF_NAMED = _lazy(r"(?<![a-z])(?:password|passphrase|passwort|secret|token|api key)(?![a-z])")
 
 
 def _is_reference(v: str, quoted: bool) -> bool:
@@ -572,8 +578,9 @@ def _is_reference(v: str, quoted: bool) -> bool:
         return True
     if "-" in v and _CMDLET.match(v):
         return True  # $pw = Read-Host -AsSecureString / ConvertTo-SecureString …: a call
-    if quoted and _STRING_GAP.match(v):
-        return True
+    if quoted and (_STRING_GAP.match(v) or (v[0] in " \t" and v[-1] in " \t")):
+        return True  # the code between two strings: '"passwd:" and "group:"'
+
     if v[0] in "\\#." and _ESCAPED_OR_SELECTOR.match(v):
         return True
     return False
@@ -955,6 +962,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
         return  # UUID / ULID
+    if "." in tok and _wordy(tok) >= 0.7:
+        return  # a module's attribute: "http2.sensitiveHeaders"
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
         return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
     if _is_compound_name(tok):
@@ -1009,7 +1018,7 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
         return True
     # a value of a non-secret label right before ("client_id=...", "trace_id: ...")
     j = s
-    while j > a and low[j - 1] in " \t\"'`":
+    while j > a and low[j - 1] in " \t\"'`\n":  # (the value may open the next line)
         j -= 1
     if j > a and low[j - 1] in ":=":
         k = j - 1
@@ -1089,9 +1098,9 @@ def _without_random_runs(window: str) -> str:
         return m.group()
 
     return _TOKEN_RUN.sub(blank, window)
-_REF_BEFORE = "#/$@"
+_REF_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
-_WORDY_SEGMENTS = _lazy(r"(?:[A-Za-z]{1,12}|\d+)(?:[-_.](?:[A-Za-z]{1,12}|\d+))+")
+_WORDY_SEGMENTS = _lazy(r"(?:[A-Za-z]{1,12}\d{0,3}|\d+)(?:[-_.](?:[A-Za-z]{1,12}\d{0,3}|\d+))+")
 _COMPOUND_PART = _lazy(r"[A-Za-z]+|\d+|[A-Za-z0-9]{1,8}")
 _COMPOUND_SEP = _lazy(r"[-_./]")
 _CASE_FLIP = _lazy(r"[a-z][0-9]*[A-Z]")
@@ -1116,9 +1125,9 @@ _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credenti
              "nokkel", "schlüssel", "clé", "clave", "nyckel", "sleutel", "nøgle", "bearer",
              "webhook", "dsn", " pat")
 # words that say "this long string is a hash / id / public thing"
-_CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
+_CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "signingkey", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
             "integrity", "commit", "hash", "cert", "request_id", "request-id", "trace", "uuid",
-            "etag", "revision", "rev=")
+            "etag", "revision", "rev=", "serial")
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
 _CTX_GOOD_RE = _lazy("|".join(map(re.escape, _CTX_GOOD)))  # one scan instead of a word at a time
 _CTX_BAD_RE = _lazy("|".join(map(re.escape, _CTX_BAD)))
@@ -1320,8 +1329,14 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
         _auth_value(text, vs, spans)
         return True
     off, n = action
+    if info[0] != _PWD and n in (8, 16, 40) and _HEX_ID.fullmatch(v, off, off + n) and _OPENPGP.search(_line_of(text, vs).lower()):
+        return True  # an OpenPGP key id or fingerprint ("gpg --recv-keys …", "user.signingkey …"): public
     spans.add(vs + off, vs + off + n, info[1], text)
     return True
+
+
+_HEX_ID = _lazy(r"(?:0x)?[0-9A-Fa-f]+")
+_OPENPGP = _lazy(r"gpg|pgp|keyserver|signingkey|fingerprint")
 
 
 _AUTH = "auth"  # the value is an Authorization header's: <scheme> <credentials>
@@ -1414,6 +1429,7 @@ _CRED_CHARS = _lazy(r"[A-Za-z0-9._~+/=\-]{8,}")
 
 # ---- URLs and connection strings -------------------------------------------------------------
 _URL_CRED = _lazy(r"([^\s:/?#@\"'`<>\[\]]{0,128}):([^\s/?#\"'`<>]{1,256})@(?=[\w\[.-])")
+_DOC_HOST = _lazy(r"(?i)(?:[\w-]+\.)*example\.(?:com|org|net)(?![\w.-])")
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 _ORACLE = _lazy(r"(?:thin:@?|sqlplus\s+|(?<![\w/])[A-Za-z_][A-Za-z0-9_]{0,30}/)([^\s/@\"']{1,128})@(?=[\w\[.-])")
 
@@ -1428,6 +1444,8 @@ def _url_creds(text: str, spans: _Spans) -> None:
             placeholder = placeholders.get(pw)
             if placeholder is None:
                 placeholder = placeholders[pw] = _url_placeholder(pw)
+            if not placeholder and _DOC_HOST.match(text, m.end()) and not _pw_shape(pw):
+                placeholder = True  # 'https://abc:xyz@example.com': a host kept for examples (RFC 2606)
             if not placeholder:
                 a = i
                 while a > 0 and text[a - 1] in _SCHEME_CHARS and i - a < 30:
@@ -1691,7 +1709,9 @@ def _pw_shape(tok: str) -> int:
         return 0
     if tok.startswith(("#", "@", "/", "~/", "./", "$", "%", "<", "{{", "[REDACTED", "http")):
         return 0
-    if _DATEISH.match(tok):
+    if tok[0] == "&" and tok[1:6].lower().startswith(("lt;", "#x3c;", "#60;")):
+        return 0  # an HTML-escaped <placeholder>
+    if _DATEISH.match(tok) or _CODE_TOKEN.search(tok):
         return 0
     letters = digits = syms = 0
     for ch in tok:
@@ -1701,6 +1721,8 @@ def _pw_shape(tok: str) -> int:
             digits += 1
         elif ch in _STRONG_SYM:
             syms += 1
+    if not digits and (tok.count("(") != tok.count(")") or tok.count("[") != tok.count("]")):
+        return 0  # a word and its punctuation ("digest)#", "options])#"), not a generated password
     if not letters or tok.rstrip("!?.").isalpha():
         # a word ending a sentence ("did not match!", "you've just created?"), unless random
         return 1 if _random_letters(tok) else 0
@@ -1721,7 +1743,8 @@ def _pw_shape(tok: str) -> int:
     return 0
 
 
-_DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}-\d+$)")
+_CODE_TOKEN = _lazy(r"::|\(\)|\.[a-z]\w*\(")  # v8::Object, GetCurrent(), res.writeHead(200
+_DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 _WORD = _lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"
 _TRIM_R = ")]\"'`>*_.,:;"
@@ -1739,7 +1762,17 @@ def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
         return
     if e < len(low) and low[e] in ":=":
         e += 1  # a glued 'password=%DB_PW%': the value is what follows the sign, not '=%DB_PW%'
+    elif e - i == 4 and low[i:e] == "pass":
+        # 'pass' is a verb too ("pass --debug to configure", "pass session to X"): it introduces
+        # a password glued to ':' / '=', before 'is', or as "pass for the NAS: …"
+        w = _WORD.match(low, e + 1) if e < len(low) else None
+        if w is None or w.group() not in _PASS_NEXT:
+            return
     _prose_after(text, low, e, spans, words)
+
+
+_PASS_NEXT = frozenset("is er ist est es är was war var blev wurde lautet = : -> => "
+                       "for til fürs für pour para voor för på".split())
 
 
 def _pairs(text: str, low: str, spans: _Spans) -> None:

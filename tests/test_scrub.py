@@ -911,3 +911,43 @@ def test_other_languages_shells_and_vendors_are_caught(name):
 ])
 def test_names_calls_and_variables_in_the_new_places_stay(text):
     assert scrub(text) == text
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15, continued: classes of false positives found in software documentation (Node.js, pip,
+# nettle, systemd) read as a user would ingest it
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "gpg --keyserver hkps://keys.openpgp.org --recv-keys " + r(HEX, 40).upper(),  # public key ids
+    "git config --global user.signingkey " + r(HEX, 16).upper(),
+    "git config --global user.signingkey " + r(HEX, 40).upper(),
+    "* **A Releaser** <<someone@keybase.io>>\n  `" + r(HEX, 40).upper() + "`",
+    "const myURL = new URL('https://abc:xyz@example.com');",  # a host kept for examples
+    "const password = 'Password used to generate key';",  # words that say what goes there
+    "passphrase: 'top secret',",
+    "// Encrypted with same algorithm, key and iv.\nconst encrypted =\n  '" + r(HEX, 64) + "';",
+    "pubkey: <Buffer 04 a1>,\n  serialNumber: '" + r(HEX, 32).upper() + "',",
+    "- **build,win**: pass --debug-nghttp2 to configure",  # 'pass' the verb
+    "- **http2**: pass session to DEBUG\\_HTTP2SESSION2 (Daniel)",
+    "In most cases it is OK to simply pass `v8::Isolate::GetCurrent()`, e.g.",
+    "passing an empty password and/or salt to crypto.pbkdf2() would cause a fatal error",
+    "crypto.pbkdf2(password, salt, iterations, keylen, digest, callback)#",
+    "encrypted with the given cipher and passphrase using PKCS#5 v2.0 password based encryption",
+    "the secret: https://en.wikipedia.org/wiki/Diffie%E2%80%93Hellman_key_exchange",  # percent-encoded
+    'please add them to the "hosts:",\n        "passwd:" and "group:" lines of /etc/nsswitch.conf',
+    "Default key size, 32.\nFunction: void camellia128_set_encrypt_key (struct camellia128_ctx *ctx)",
+    "'other-sensitive-header': 'very secret data',\n  [http2.sensitiveHeaders]: ['cookie']",
+    "passphrase: &#x3C;string>]}",
+])
+def test_documentation_shapes_are_left_alone(text):
+    assert scrub(text) == text
+
+
+def test_the_same_places_still_redact_what_is_a_secret():
+    pw, strong = r(ALNUM, 10) + "!", r(ALNUM, 12) + "&"
+    assert pw not in scrub(f"gpg --batch --passphrase {pw} -c notes.txt")
+    assert strong not in scrub(f"https://deploy:{strong}@example.com/repo.git")
+    assert pw not in scrub(f"wifi pass: {pw}") and pw not in scrub(f"pass for the NAS: {pw}")
+    assert pw not in scrub(f"the pass is {pw[:-1]}")
+    key = r(ALNUM, 40)
+    assert key not in scrub(f"API_KEY = '{key}'")
