@@ -3,6 +3,7 @@
 
     python3 bench/scrub_notes.py                         # ../shared/data/jbranchaud-til/notes.tar.gz
     python3 bench/scrub_notes.py path/to/notes.tar.gz
+    python3 bench/scrub_notes.py /usr/share/doc            # any folder, read as ingest reads it
 
 Real notes with no real secret in them are where a scrubber's false positives show: every
 redaction there either hides a live-looking credential or corrupts the note (and hides that token
@@ -10,7 +11,9 @@ from recall for good). The archive is read in memory (tarfile); each member is s
 ``scrub_report`` and every redaction is printed on one line: kind, file, and an excerpt around it
 with the redacted value masked (its first two characters and its length, never more), so the list
 can be reviewed and shared without repeating what was redacted. The last line gives the count and
-the rate per 500 notes. Exits 2 when the archive is absent.
+the rate per 500 notes. A folder is walked and each file read with the brain's own readers (HTML
+and other documents become the text ingest would store); files a reader cannot read are skipped.
+Exits 2 when the archive or folder is absent.
 """
 from __future__ import annotations
 
@@ -32,6 +35,23 @@ def _notes(path: str):
             if member.isfile():
                 raw = tar.extractfile(member).read()
                 yield member.name, raw.decode("utf-8", "replace")
+
+
+def _folder(path: str):
+    """(name, text) for every file under the folder, read as `llm brain ingest` reads it."""
+    from llm_secondbrain.readers import format_for  # noqa: E402
+
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for file_name in sorted(files):
+            full = os.path.join(root, file_name)
+            try:
+                with open(full, "rb") as f:
+                    raw = f.read()
+                sections = format_for(full).read(raw, full)
+            except Exception:  # noqa: BLE001 - a file no reader can read is not a note
+                continue
+            yield os.path.relpath(full, path), "\n\n".join(section.text for section in sections)
 
 
 def _spans(before: str, after: str) -> list[tuple[int, int, str]]:
@@ -71,14 +91,14 @@ def _excerpt(text: str, spans: list[tuple[int, int, str]], s: int, e: int) -> st
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     path = argv[0] if argv else DEFAULT
-    if not os.path.isfile(path):
-        print(f"scrub_notes: notes archive not found at {path}", file=sys.stderr)
+    if not os.path.exists(path):
+        print(f"scrub_notes: notes archive or folder not found at {path}", file=sys.stderr)
         return 2
     sys.path.insert(0, REPO)
     from llm_secondbrain.scrub import scrub_report  # noqa: E402
 
     notes = redactions = 0
-    for name, text in _notes(path):
+    for name, text in (_folder(path) if os.path.isdir(path) else _notes(path)):
         notes += 1
         out, counts = scrub_report(text)
         if not counts:

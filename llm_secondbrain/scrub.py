@@ -962,8 +962,11 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
         return  # UUID / ULID
-    if "." in tok and _wordy(tok) >= 0.7:
-        return  # a module's attribute: "http2.sensitiveHeaders"
+    if "." in tok and (_wordy(tok) >= 0.7 or _DOTTED_NAME.search(tok)):
+        return  # a module's attribute: "http2.sensitiveHeaders", "v8.setFlagsFromString"
+    if tok[0].islower() and _CAMEL_NAME.fullmatch(tok) and sum(
+            len(h) > 2 and _VOWEL.search(h) is not None for h in _HUMP.findall(tok)) >= 3:
+        return  # a camelCase name in code: "xmlSecTransformRsaPkcs1Id" (random base64 rarely parses so)
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
         return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
     if _is_compound_name(tok):
@@ -1119,6 +1122,10 @@ def _is_compound_name(tok: str) -> bool:
 
 _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
 _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
+_CAMEL_NAME = _lazy(r"[a-z]+(?:[A-Z][a-z0-9]+){3,}")
+_HUMP = _lazy(r"[A-Z][a-z0-9]+")
+_VOWEL = _lazy(r"[aeiou]")
+_DOTTED_NAME = _lazy(r"\.[a-z]+(?:[A-Z][a-z]+){2,}$")
 _RANDOM_DOTTED = _lazy(r"[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{6,}){1,4}")
 # words that make a nearby high-entropy token a secret ("here is the Acme API token: ...")
 _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credential", "nøkkel",
@@ -1127,7 +1134,7 @@ _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credenti
 # words that say "this long string is a hash / id / public thing"
 _CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "signingkey", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
             "integrity", "commit", "hash", "cert", "request_id", "request-id", "trace", "uuid",
-            "etag", "revision", "rev=", "serial")
+            "etag", "revision", "rev=", "serial", "ciphervalue", "ciphertext", "cipherdata")
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
 _CTX_GOOD_RE = _lazy("|".join(map(re.escape, _CTX_GOOD)))  # one scan instead of a word at a time
 _CTX_BAD_RE = _lazy("|".join(map(re.escape, _CTX_BAD)))
@@ -1444,6 +1451,8 @@ def _url_creds(text: str, spans: _Spans) -> None:
             placeholder = placeholders.get(pw)
             if placeholder is None:
                 placeholder = placeholders[pw] = _url_placeholder(pw)
+            if not placeholder and not m.group(1) and ":" in pw:
+                placeholder = True  # 'cvs://:pserver:anoncvs@host': a protocol and a user, no password
             if not placeholder and _DOC_HOST.match(text, m.end()) and not _pw_shape(pw):
                 placeholder = True  # 'https://abc:xyz@example.com': a host kept for examples (RFC 2606)
             if not placeholder:
@@ -1721,6 +1730,8 @@ def _pw_shape(tok: str) -> int:
             digits += 1
         elif ch in _STRONG_SYM:
             syms += 1
+    if tok[-1] == "?" and tok.rstrip("?").replace("-", "").isalpha():
+        return 0  # a question: "(file? command-line? env. variable?)"
     if not digits and (tok.count("(") != tok.count(")") or tok.count("[") != tok.count("]")):
         return 0  # a word and its punctuation ("digest)#", "options])#"), not a generated password
     if not letters or tok.rstrip("!?.").isalpha():
@@ -1743,7 +1754,8 @@ def _pw_shape(tok: str) -> int:
     return 0
 
 
-_CODE_TOKEN = _lazy(r"::|\(\)|\.[a-z]\w*\(")  # v8::Object, GetCurrent(), res.writeHead(200
+# v8::Object, GetCurrent(), res.writeHead(200, utf8_to_utf16_dup(value, target[1024
+_CODE_TOKEN = _lazy(r"::|\(\)|\.[a-z]\w*\(|[A-Za-z0-9]_\w*\(|\w\[\d+\]?$")
 _DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 _WORD = _lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"
