@@ -503,9 +503,9 @@ _DEFAULT_PASSWORDS = frozenset(
     "postgres mysql mariadb root admin changeme changeit password secret guest oracle tiger "
     "manager sa redis rabbitmq minioadmin minio elastic neo4j mongo mongodb toor raspberry "
     "ubuntu vagrant docker jenkins sonar nexus keycloak airflow grafana prom-operator "
-    "admin123 password1 123456 12345678 qwerty letmein welcome".split())
+    "admin123 password1 123456 12345678 qwerty letmein welcome anonymous anonymous@".split())
 _CODEISH = _lazy(
-    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[[\"':A-Za-z_]|\.[A-Za-z_][A-Za-z0-9_]*$)")
+    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[(?:[\"':A-Za-z_0-9-]|$)|\.[A-Za-z_][A-Za-z0-9_]*$)")
 _IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|String|number|boolean)\b")
 
@@ -545,7 +545,9 @@ def _placeholder(v: str, lv: str) -> bool:
 
 
 _ESCAPED_PH = _lazy(r"&(?:lt|#x3c|#60);[\w|. -]{1,60}(?:&(?:gt|#x3e|#62);|>)?")
-_SELF_NAMED = _lazy(r"(?<![a-z])(?:password|passphrase|passwort|secret|token|api key)(?![a-z])")
+_SELF_NAMED = _lazy(r"(?<![a-z])(?:password|passphrase|passwort|pass|secret|token|api key)(?![a-z])")
+# a format string: "from %d to %d", "{}:{}", "Bearer {token}"
+_FORMAT_SPEC = _lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a-z_]+\}")
 
 
 def _is_reference(v: str, quoted: bool) -> bool:
@@ -571,15 +573,15 @@ def _is_reference(v: str, quoted: bool) -> bool:
             if _HAS_DIGIT.search(v) is None and not _random_letters(v):
                 if "_" in v or (v[0].islower() and not v.islower()):
                     return True
-                for w in ("pass", "secret", "token", "key", "auth", "pwd"):
+                for w in ("pass", "secret", "token", "key", "auth", "pwd", "cred"):
                     if w in lv:
                         return True
     if v[0] in "OLDSUsibn" and _TYPEISH.match(v):
         return True
     if "-" in v and _CMDLET.match(v):
         return True  # $pw = Read-Host -AsSecureString / ConvertTo-SecureString …: a call
-    if quoted and (_STRING_GAP.match(v) or (v[0] in " \t" and v[-1] in " \t")):
-        return True  # the code between two strings: '"passwd:" and "group:"'
+    if quoted and (_STRING_GAP.match(v) or v[0] in " \t" or _FORMAT_SPEC.search(v)):
+        return True  # code between two strings ('"passwd:" and "group:"'), a piece of a string being built
 
     if v[0] in "\\#." and _ESCAPED_OR_SELECTOR.match(v):
         return True
@@ -630,7 +632,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
             return False
         if n < 12 and not dg:
             return False
-        return _wordy(v) < 0.7  # "AgencyIdentificationCodeContentType" names something
+        # "AgencyIdentificationCodeContentType", "_RSAPrivateKey" name something
+        return _wordy(v) < 0.7 and not _code_name(v)
     # weak label ("key", "bucket_key"): only clearly random values, not names made of words
     return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5
 
@@ -916,7 +919,7 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if prev in _REF_BEFORE:
         return  # a URL anchor or path segment, a variable, a crypt hash ("$2a$06$…"), a handle
     gm = _GENERIC_PREFIXED.fullmatch(tok)
-    if gm is not None:
+    if gm is not None and not low.endswith(_DIGEST_BEFORE, max(0, s - 8), s):
         pre, body = gm.group(1), gm.group(2)
         lp = pre.lower()
         if not lp.startswith(("sha", "md5", "blake", "crc", "node", "python", "linux", "release", "build", "commit", "data", "image")):
@@ -962,11 +965,10 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
         return  # UUID / ULID
-    if "." in tok and (_wordy(tok) >= 0.7 or _DOTTED_NAME.search(tok)):
-        return  # a module's attribute: "http2.sensitiveHeaders", "v8.setFlagsFromString"
-    if tok[0].islower() and _CAMEL_NAME.fullmatch(tok) and sum(
-            len(h) > 2 and _VOWEL.search(h) is not None for h in _HUMP.findall(tok)) >= 3:
-        return  # a camelCase name in code: "xmlSecTransformRsaPkcs1Id" (random base64 rarely parses so)
+    if _code_name(tok):
+        return
+    if _b64_placeholder(tok):
+        return  # base64 of 'username:password', shown as an example
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
         return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
     if _is_compound_name(tok):
@@ -1103,7 +1105,7 @@ def _without_random_runs(window: str) -> str:
     return _TOKEN_RUN.sub(blank, window)
 _REF_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
-_WORDY_SEGMENTS = _lazy(r"(?:[A-Za-z]{1,12}\d{0,3}|\d+)(?:[-_.](?:[A-Za-z]{1,12}\d{0,3}|\d+))+")
+_WORDY_SEGMENTS = _lazy(r"_*(?:[A-Za-z]{1,12}\d{0,3}|\d+)(?:[-_.](?:[A-Za-z]{1,12}\d{0,3}|\d+))+")
 _COMPOUND_PART = _lazy(r"[A-Za-z]+|\d+|[A-Za-z0-9]{1,8}")
 _COMPOUND_SEP = _lazy(r"[-_./]")
 _CASE_FLIP = _lazy(r"[a-z][0-9]*[A-Z]")
@@ -1122,10 +1124,44 @@ def _is_compound_name(tok: str) -> bool:
 
 _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
 _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
+_DIGEST_BEFORE = ("sha256=", "sha256:", "sha384=", "sha512=", "sha512-", "sha384-", "sha1=", "md5=")  # a wheel's RECORD
 _CAMEL_NAME = _lazy(r"[a-z]+(?:[A-Z][a-z0-9]+){3,}")
 _HUMP = _lazy(r"[A-Z][a-z0-9]+")
 _VOWEL = _lazy(r"[aeiou]")
 _DOTTED_NAME = _lazy(r"\.[a-z]+(?:[A-Z][a-z]+){2,}$")
+_NAME_CHARS = _lazy(r"[A-Za-z0-9_.]+")
+_CASE_HUMP = _lazy(r"[a-z0-9][A-Z]")
+_NAME_PIECE = _lazy(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d+|[A-Z]")
+
+
+def _name_word(piece: str) -> bool:
+    w = piece.lower()
+    return (len(w) >= 3 and piece[-1].islower() and sum(map(w.count, "aeiouy")) >= 0.2 * len(w)
+            and _CONSONANTS4.search(w) is None)
+
+
+def _code_name(tok: str) -> bool:
+    """A name in code, not a key: "ed25519.Ed25519PrivateKey", "TerminalTrueColorFormatter",
+    "sodium_crypto_aead_chacha20poly1305_ietf_keygen", "v8.setFlagsFromString".
+
+    Cut at case changes, digits and separators, a name is mostly pronounceable words; a random
+    token is mostly single letters and short runs (fewer than 1 in 150 random 20-character
+    base62 tokens pass, 1 in 1,000 at 32). A name has camelCase humps or snake_case joints;
+    without them the runs of a random lower-case body make words too often.
+    """
+    if "." in tok and (_wordy(tok) >= 0.7 or _DOTTED_NAME.search(tok)):
+        return True  # a module's attribute: "http2.sensitiveHeaders"
+    if tok[0].islower() and _CAMEL_NAME.fullmatch(tok) and sum(
+            len(h) > 2 and _VOWEL.search(h) is not None for h in _HUMP.findall(tok)) >= 3:
+        return True  # camelCase: "xmlSecTransformRsaPkcs1Id"
+    if _NAME_CHARS.fullmatch(tok) is None:
+        return False  # a name is letters, digits, '_' and '.': no '=', '-', '+' or '/'
+    if _CASE_HUMP.search(tok) is None and tok.count("_") + tok.count(".") < 2:
+        return False  # no camelCase hump, no snake_case: 'NRAK-i5basoqzasyr8lurozafmt2ts29' is a key
+    pieces = _NAME_PIECE.findall(tok)
+    letters = sum(len(p) for p in pieces if not p.isdigit())
+    words = [p for p in pieces if _name_word(p)]
+    return len(words) >= 2 and sum(map(len, words)) >= 0.7 * letters
 _RANDOM_DOTTED = _lazy(r"[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{6,}){1,4}")
 # words that make a nearby high-entropy token a secret ("here is the Acme API token: ...")
 _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credential", "nøkkel",
@@ -1360,11 +1396,11 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
             cm = _NEXT_PAIR.search(v)
             if cm:
                 v = v[:cm.start()]
-        v = v.rstrip(",;)]}>")
         if sep == ":" and v.endswith(":"):
             return word, None
-        if v.isalpha() and v.islower():
-            word = len(v)
+        v = v.rstrip(",;)]}>:")  # (the end of a call or a signature: "pwd=None):")
+        if v.isalpha() and (v.islower() or v.istitle()):
+            word = len(v)  # ("password: Unicode password.": prose, when a word follows)
     if not v:
         return word, None
     # Authorization: <scheme> <credentials>
@@ -1377,8 +1413,8 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
     if sep == " ":
         if v[0] == "-":
             return word, None
-        if not flag and _pw_shape(v) == 0:
-            return word, None
+        if not flag and _pw_shape(v) < (2 if lident == "pass" else 1):
+            return word, None  # ("pass force_zip64 to use …": 'pass' the verb wants a strong value)
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
         return word, None
     if not _value_ok(v, cls, quoted):  # (this verdict is itself memoised: no second table)
@@ -1718,6 +1754,8 @@ def _pw_shape(tok: str) -> int:
         return 0
     if tok.startswith(("#", "@", "/", "~/", "./", "$", "%", "<", "{{", "[REDACTED", "http")):
         return 0
+    if tok[0] == "{" and (tok[1:2].isalpha() or tok[1:2] == "_"):
+        return 0  # an f-string's or a template's field: "{password!r}"
     if tok[0] == "&" and tok[1:6].lower().startswith(("lt;", "#x3c;", "#60;")):
         return 0  # an HTML-escaped <placeholder>
     if _DATEISH.match(tok) or _CODE_TOKEN.search(tok):
@@ -1754,8 +1792,8 @@ def _pw_shape(tok: str) -> int:
     return 0
 
 
-# v8::Object, GetCurrent(), res.writeHead(200, utf8_to_utf16_dup(value, target[1024
-_CODE_TOKEN = _lazy(r"::|\(\)|\.[a-z]\w*\(|[A-Za-z0-9]_\w*\(|\w\[\d+\]?$")
+# v8::Object, GetCurrent(), res.writeHead(200, utf8_to_utf16_dup(value, target[1024, pw[:-1]
+_CODE_TOKEN = _lazy(r"::|\(\)|\.[a-z]\w*\(|[A-Za-z0-9]_\w*\(|\w\[[-:\d]+\]?$")
 _DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 _WORD = _lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"
@@ -1988,9 +2026,9 @@ def _propagates(v: str) -> bool:
     """Only values a rule was sure of are searched for elsewhere: not words, defaults or filler."""
     if not 6 <= len(v) <= 4 * _MAX_VALUE or "\n" in v:
         return False
-    if v.isalpha() and v.islower():
-        return False  # a dictionary-like word
-    return v.lower() not in _DEFAULT_PASSWORDS  # (filler never became a span)
+    if v.isalpha() and (v.islower() or v.isupper() or v.istitle()):
+        return False  # a dictionary-like word ("Unicode" after ":param password:")
+    return v.lower() not in _DEFAULT_PASSWORDS and not _code_name(v)  # (filler never became a span)
 
 
 def _bounded(text: str, s: int, e: int) -> bool:

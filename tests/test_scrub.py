@@ -959,3 +959,40 @@ def test_the_same_places_still_redact_what_is_a_secret():
     key = r(ALNUM, 40)
     assert key not in scrub(f"API_KEY = '{key}'")
     assert pw not in scrub(f"redis://:{pw}@cache:6379/0")  # an empty user is still a password
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15, continued: source code (Python's standard library and packages) is left alone
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "    def read(self, name, pwd=None):\n        return self.open(name, 'r', pwd)\n"
+    "    def extract(self, member, path=None, pwd=None):\n",  # not 'None):', nor everywhere
+    "        sig = \"from %d to %d\" % (atleast, len(args))",  # a format string
+    "        2 GiB, pass force_zip64 to use the ZIP64 format",
+    "            pw = pw[:-1]",
+    "            password = auth[0]",
+    "            self.password = config['password']\n            self.realm = config['realm']",
+    "            self.username, self.password = credentials",
+    "            passwd = passwd + 'anonymous@'",  # FTP's documented anonymous password
+    "        :param password: Unicode password.\n        :param client: Client object.",
+    '        print(f"password={password!r}")',
+    '                        creds = " --username=" + auth',
+    "def _looks_like_msys2_mingw_scheme() -> bool:",
+    "    private_key: \"_RSAPrivateKey\",\n    data: bytes,\n",
+    "PRIVATE_KEY_TYPES = typing.Union[\n    ed25519.Ed25519PrivateKey,\n    x25519.X25519PrivateKey,\n]",
+    "# the secret key lexers\n__all__ = ['Inform6Lexer', 'Inform6TemplateLexer', 'Inform7Lexer']",
+    "# token styles\n    'Terminal256Formatter': ('pygments.formatters.terminal256', 'Terminal256'),",
+    "yaml/representer.py,sha256=IuNWk_Bv0UtZ7rbyEJSLnJlMKqpIgr3yUHp4KU5wJD0,14190",  # a wheel's RECORD
+    "    >>> _encode_auth('username%3Apassword')\n    'dXNlcm5hbWU6cGFzc3dvcmQ='",
+])
+def test_source_code_is_left_alone(text):
+    assert scrub(text) == text
+
+
+def test_names_and_words_are_never_redacted_everywhere():
+    pw = r(ALNUM, 12)
+    text = f"password: {pw}\nthe {pw} again, and password: Unicode\nUnicode strings"
+    out = scrub(text)
+    assert pw not in out and out.endswith("Unicode strings")
+    key = "NRAK-" + r(LOWER_ALNUM, 27)  # a random lower-case body makes 'words': still a key
+    assert key not in scrub(f'newRelicToken = "{key}"')
