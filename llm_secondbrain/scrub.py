@@ -537,17 +537,19 @@ def _placeholder(v: str, lv: str) -> bool:
         return True  # one or two repeated characters
     if len(lv) <= 120 and _PH_INNER_RE.search(lv) is not None:
         return True
-    if v.isupper() and v.replace("_", "").isalpha() and len(v) > 1:
-        return True  # an environment variable name or a PLACEHOLDER
-    if " " in v and _SELF_NAMED.search(lv) is not None:
-        return True  # words that name what belongs there: 'Password used to generate key', 'top secret'
+    if v.isupper() and len(v) > 1 and (v.replace("_", "").isalpha() or _CONST_NAME.fullmatch(v)):
+        return True  # an environment variable or constant name (SOCKS5_CUSTOM_AUTH_END), a PLACEHOLDER
+    if (" " in v or _JOINED_WORDS.fullmatch(v)) and _SELF_NAMED.search(lv) is not None:
+        return True  # words naming what belongs there: 'Password used to generate key', 'i-am-a-token'
     return False
 
 
 _ESCAPED_PH = _lazy(r"&(?:lt|#x3c|#60);[\w|. -]{1,60}(?:&(?:gt|#x3e|#62);|>)?")
+_JOINED_WORDS = _lazy(r"[a-z]+(?:[-_][a-z]+)+")
+_CONST_NAME = _lazy(r"[A-Z]{3,}[A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
 _SELF_NAMED = _lazy(r"(?<![a-z])(?:password|passphrase|passwort|pass|secret|token|api key)(?![a-z])")
 # a format string: "from %d to %d", "{}:{}", "Bearer {token}"
-_FORMAT_SPEC = _lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a-z_]+\}")
+_FORMAT_SPEC = _lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a-z_]+\}|\$\{")
 
 
 def _is_reference(v: str, quoted: bool) -> bool:
@@ -561,6 +563,8 @@ def _is_reference(v: str, quoted: bool) -> bool:
         if first == "%" and _PERCENT_REF.match(v) is None:
             return False  # not %APPDATA% / %(name)s / %s: a key that happens to open with '%'
         return True
+    if first == "!" and len(v) > 2 and (v[1] == "(" or _CODEISH.match(v, 1)):
+        return True  # a negated expression: "!(creds.token || creds.username"
     if _REF_HINT.search(v, 0, 24) is not None and lv.startswith(_REF_PREFIX):
         return True
     if _placeholder(v, lv):
@@ -620,6 +624,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False
     if v.lower() in _DEFAULT_PASSWORDS:
         return False  # (filler is refused for every rule when a span is added)
+    if cls != _PWD and _public_der(v):
+        return False  # key: "MFkwEwYHKoZIzj0CAQY…": a public key
     if v.isdigit():  # a PIN-like password, or a long numeric token
         return (cls == _PWD and n >= 6) or (cls == _SEC and n >= 16)
     if cls == _PWD:
@@ -636,6 +642,29 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return _wordy(v) < 0.7 and not _code_name(v)
     # weak label ("key", "bucket_key"): only clearly random values, not names made of words
     return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5
+
+
+def _public_der(v: str) -> bool:
+    """Base64 of a SubjectPublicKeyInfo ('MFkwEwYHKoZIzj0CAQY…', 'MCowBQYDK2VwAyEA…'): a public key.
+
+    Its DER is SEQUENCE { AlgorithmIdentifier SEQUENCE, BIT STRING }; a private key's (PKCS#8,
+    PKCS#1) opens with an INTEGER and an encrypted one's carries an OCTET STRING, so both stay
+    secret. Only the first 48 bytes are decoded.
+    """
+    if len(v) < 60 or v[0] != "M":
+        return False
+    head = v[:64]
+    try:
+        der = base64.b64decode(head[:len(head) - len(head) % 4], validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if len(der) < 8 or der[0] != 0x30:
+        return False
+    i = 2 if der[1] < 0x80 else 2 + (der[1] & 0x7F)
+    if i + 2 > len(der) or der[i] != 0x30 or der[i + 1] >= 0x80:
+        return False
+    j = i + 2 + der[i + 1]
+    return j < len(der) and der[j] == 0x03
 
 
 def _b64_placeholder(v: str) -> bool:
@@ -967,8 +996,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # UUID / ULID
     if _code_name(tok):
         return
-    if _b64_placeholder(tok):
-        return  # base64 of 'username:password', shown as an example
+    if _b64_placeholder(tok) or _public_der(tok):
+        return  # base64 of 'username:password' shown as an example; a public key
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
         return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
     if _is_compound_name(tok):

@@ -984,6 +984,10 @@ def test_the_same_places_still_redact_what_is_a_secret():
     "# token styles\n    'Terminal256Formatter': ('pygments.formatters.terminal256', 'Terminal256'),",
     "yaml/representer.py,sha256=IuNWk_Bv0UtZ7rbyEJSLnJlMKqpIgr3yUHp4KU5wJD0,14190",  # a wheel's RECORD
     "    >>> _encode_auth('username%3Apassword')\n    'dXNlcm5hbWU6cGFzc3dvcmQ='",
+    "    const noCreds = !(creds.token || creds.username)",
+    "    log.info('token', `removing ${toRemove.length} tokens`)",
+    "libpub.unpublish('lodash', { token: 'i-am-a-token'})",
+    "exports.SOCKS5_CUSTOM_AUTH_END = SOCKS5_CUSTOM_AUTH_END;",
 ])
 def test_source_code_is_left_alone(text):
     assert scrub(text) == text
@@ -996,3 +1000,14 @@ def test_names_and_words_are_never_redacted_everywhere():
     assert pw not in out and out.endswith("Unicode strings")
     key = "NRAK-" + r(LOWER_ALNUM, 27)  # a random lower-case body makes 'words': still a key
     assert key not in scrub(f'newRelicToken = "{key}"')
+
+
+def test_a_public_key_is_left_alone_and_a_private_one_is_not():
+    """DER in base64: SubjectPublicKeyInfo opens SEQUENCE{SEQUENCE{OID…} BIT STRING}, PKCS#8 an INTEGER."""
+    public = base64.b64encode(bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200")
+                              + _rng.randbytes(65)).decode()
+    private = base64.b64encode(bytes.fromhex("308187020100301306072a8648ce3d020106082a8648ce3d030107046d306b0201010420")
+                               + _rng.randbytes(32)).decode()
+    text = f'keys: [\n  {{ keyid: "npm-2023", key: "{public}" }}\n]'
+    assert scrub(text) == text
+    assert private not in scrub(f'signing key: "{private}"')
