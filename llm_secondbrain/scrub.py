@@ -426,6 +426,8 @@ def _label_class(ident: str) -> int:
     if last in _SECRET_WORDS:
         if prev in ("public", "publishable"):
             return _NOT  # publicToken, publishable_key: meant to be shown
+        if last == "token" and prev in _PAGING:
+            return _NOT  # NextToken, page_token, IdempotencyToken: a cursor or a request's id
         if last == "auth" and prev in ("o", "basic", "http", "no"):
             return _WEAK
         return _SEC
@@ -638,8 +640,7 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
             return False
         if n < 12 and not dg:
             return False
-        # "AgencyIdentificationCodeContentType", "_RSAPrivateKey" name something
-        return _wordy(v) < 0.7 and not _code_name(v)
+        return _wordy(v) < 0.7  # "AgencyIdentificationCodeContentType" names something
     # weak label ("key", "bucket_key"): only clearly random values, not names made of words
     return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5
 
@@ -935,7 +936,7 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if "/" in tok and "." in tok:
         return  # path or URL
     # AWS secret access key next to an access key id
-    if n == 40 and _B64ISH.fullmatch(tok) and _entropy_ok(tok, 40):
+    if n == 40 and _B64ISH.fullmatch(tok) and _entropy_ok(tok, 40) and _wordy(tok) < 0.4:
         w = text[max(0, s - 400):e + 400]
         if "AKIA" in w or "ASIA" in w or "aws" in low[max(0, s - 200):s]:
             spans.add(s, e, "aws_secret_access_key", text)
@@ -1062,8 +1063,8 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
         while k > a and low[k - 1] in _IDCHARS:
             k -= 1
         lab = text[k:b]
-        if b > k and (low[j - 1] == "=" or not lab.isalpha()) and _label_class(lab) == _NOT:
-            return False  # "client_id=...", "trace_id: ..." (but not a chat speaker "Ola: ...")
+        if b > k and (low[j - 1] == "=" or not lab.isalpha() or _CASE_HUMP.search(lab)) and _label_class(lab) == _NOT:
+            return False  # "client_id=…", "trace_id: …", "NextToken": … (but not a chat speaker "Ola: …")
     if is_hex:
         tail = window[-80:]
         return any(w in tail for w in _HEX_GOOD)
@@ -1153,6 +1154,8 @@ def _is_compound_name(tok: str) -> bool:
 
 _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
 _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
+_PAGING = frozenset(("next", "page", "continuation", "pagination", "idempotency", "cursor", "sync",
+                     "resume", "purchase", "action"))
 _DIGEST_BEFORE = ("sha256=", "sha256:", "sha384=", "sha512=", "sha512-", "sha384-", "sha1=", "md5=")  # a wheel's RECORD
 _CAMEL_NAME = _lazy(r"[a-z]+(?:[A-Z][a-z0-9]+){3,}")
 _HUMP = _lazy(r"[A-Z][a-z0-9]+")
@@ -1174,8 +1177,9 @@ def _code_name(tok: str) -> bool:
     "sodium_crypto_aead_chacha20poly1305_ietf_keygen", "v8.setFlagsFromString".
 
     Cut at case changes, digits and separators, a name is mostly pronounceable words; a random
-    token is mostly single letters and short runs (fewer than 1 in 150 random 20-character
-    base62 tokens pass, 1 in 1,000 at 32). A name has camelCase humps or snake_case joints;
+    token is mostly single letters and short runs (about 1 in 300 random 20-character base62
+    tokens pass, 1 in 1,000 at 32; at 12 characters 1 in 80, so labelled values, which are
+    often short, are not judged by this). A name has camelCase humps or snake_case joints;
     without them the runs of a random lower-case body make words too often.
     """
     if "." in tok and (_wordy(tok) >= 0.7 or _DOTTED_NAME.search(tok)):
@@ -1188,9 +1192,11 @@ def _code_name(tok: str) -> bool:
     if _CASE_HUMP.search(tok) is None and tok.count("_") + tok.count(".") < 2:
         return False  # no camelCase hump, no snake_case: 'NRAK-i5basoqzasyr8lurozafmt2ts29' is a key
     pieces = _NAME_PIECE.findall(tok)
+    if sum(len(p) == 1 and p.isalpha() for p in pieces) > 1:
+        return False  # random case flips leave single letters between the runs
     letters = sum(len(p) for p in pieces if not p.isdigit())
     words = [p for p in pieces if _name_word(p)]
-    return len(words) >= 2 and sum(map(len, words)) >= 0.7 * letters
+    return len(words) >= 2 and sum(map(len, words)) >= max(8, 0.7 * letters)
 _RANDOM_DOTTED = _lazy(r"[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{6,}){1,4}")
 # words that make a nearby high-entropy token a secret ("here is the Acme API token: ...")
 _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credential", "nøkkel",
@@ -1392,9 +1398,10 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
         verdict = spans.verdicts[key] = _value_verdict(v, sep, quoted, info)
     word, action = verdict
     if word >= 0:
-        after = text[vs + word:vs + word + 2]
-        if after[:1] == " " and after[1:2].isalpha():
-            return False  # prose: "treat it like a password: never commit it"
+        after = text[vs + word:vs + word + 3]
+        if after[:1] == " " and (after[1:2].isalpha() or after[1:3] in ("= ", "| ")):
+            return False  # prose ("treat it like a password: never commit it"), or a type
+            # ("password: Unused = False", "password: Secret | None")
     if action is None:
         return False
     if action is _AUTH:
@@ -1783,8 +1790,8 @@ def _pw_shape(tok: str) -> int:
         return 0
     if tok.startswith(("#", "@", "/", "~/", "./", "$", "%", "<", "{{", "[REDACTED", "http")):
         return 0
-    if tok[0] == "{" and (tok[1:2].isalpha() or tok[1:2] == "_"):
-        return 0  # an f-string's or a template's field: "{password!r}"
+    if tok[0] == "{" and (tok[1:2].isalnum() or tok[1:2] in "_}"):
+        return 0  # an f-string's or a format's field: "{password!r}", "{0}"
     if tok[0] == "&" and tok[1:6].lower().startswith(("lt;", "#x3c;", "#60;")):
         return 0  # an HTML-escaped <placeholder>
     if _DATEISH.match(tok) or _CODE_TOKEN.search(tok):
@@ -1822,7 +1829,7 @@ def _pw_shape(tok: str) -> int:
 
 
 # v8::Object, GetCurrent(), res.writeHead(200, utf8_to_utf16_dup(value, target[1024, pw[:-1]
-_CODE_TOKEN = _lazy(r"::|\(\)|\.[a-z]\w*\(|[A-Za-z0-9]_\w*\(|\w\[[-:\d]+\]?$")
+_CODE_TOKEN = _lazy(r"::|\(\)|\.[A-Za-z_]\w*\(|[A-Za-z0-9]_\w*\(|\w\[[-:\d]+\]?$")
 _DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 _WORD = _lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"

@@ -978,8 +978,13 @@ def test_the_same_places_still_redact_what_is_a_secret():
     '        print(f"password={password!r}")',
     '                        creds = " --username=" + auth',
     "def _looks_like_msys2_mingw_scheme() -> bool:",
-    "    private_key: \"_RSAPrivateKey\",\n    data: bytes,\n",
-    "PRIVATE_KEY_TYPES = typing.Union[\n    ed25519.Ed25519PrivateKey,\n    x25519.X25519PrivateKey,\n]",
+    "PRIVATE_KEY_TYPES = typing.Union[\n    ed25519.Ed25519PrivateKey,\n    ed448.Ed448PrivateKey,\n]",
+    "    password = models.CharField(max_length=128)",
+    "            binary_stdout.write('password={0}'.format(signature))",
+    "    def export(self, password: Unused = False) -> bytes: ...",
+    '          "NextToken": "' + r(LOWER_ALNUM, 36) + '",',  # paging cursors and request ids
+    "nextPageToken: " + r(ALNUM, 32),
+    '    "AmazonRoute53AutoNamingFullAccess": "arn:aws:iam::aws:policy/AmazonRoute53AutoNamingFullAccess",',
     "# the secret key lexers\n__all__ = ['Inform6Lexer', 'Inform6TemplateLexer', 'Inform7Lexer']",
     "# token styles\n    'Terminal256Formatter': ('pygments.formatters.terminal256', 'Terminal256'),",
     "yaml/representer.py,sha256=IuNWk_Bv0UtZ7rbyEJSLnJlMKqpIgr3yUHp4KU5wJD0,14190",  # a wheel's RECORD
