@@ -626,8 +626,12 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False
     if v.lower() in _DEFAULT_PASSWORDS:
         return False  # (filler is refused for every rule when a span is added)
+    if " " in v and (v.count(" ") >= (5 if cls == _PWD else 2) or ". " in v):
+        return False  # a sentence ("Boolean indicating whether …"): keys have no spaces, passphrases few
     if cls != _PWD and _public_der(v):
         return False  # key: "MFkwEwYHKoZIzj0CAQY…": a public key
+    if cls != _PWD and _DECIMAL.fullmatch(v):
+        return False  # "lastModifiedSecret": 1596573346.171 is a time
     if v.isdigit():  # a PIN-like password, or a long numeric token
         return (cls == _PWD and n >= 6) or (cls == _SEC and n >= 16)
     if cls == _PWD:
@@ -936,7 +940,7 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if "/" in tok and "." in tok:
         return  # path or URL
     # AWS secret access key next to an access key id
-    if n == 40 and _B64ISH.fullmatch(tok) and _entropy_ok(tok, 40) and _wordy(tok) < 0.4:
+    if n == 40 and _B64ISH.fullmatch(tok) and _entropy_ok(tok, 40) and not tok.islower() and _wordy(tok) < 0.4:
         w = text[max(0, s - 400):e + 400]
         if "AKIA" in w or "ASIA" in w or "aws" in low[max(0, s - 200):s]:
             spans.add(s, e, "aws_secret_access_key", text)
@@ -1135,7 +1139,7 @@ def _without_random_runs(window: str) -> str:
     return _TOKEN_RUN.sub(blank, window)
 _REF_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
-_WORDY_SEGMENTS = _lazy(r"_*(?:[A-Za-z]{1,12}\d{0,3}|\d+)(?:[-_.](?:[A-Za-z]{1,12}\d{0,3}|\d+))+")
+_WORDY_SEGMENTS = _lazy(r"_*(?:[A-Za-z]{1,12}\d{0,3}[a-z]{0,4}|\d+)(?:[-_.](?:[A-Za-z]{1,12}\d{0,3}[a-z]{0,4}|\d+))+")
 _COMPOUND_PART = _lazy(r"[A-Za-z]+|\d+|[A-Za-z0-9]{1,8}")
 _COMPOUND_SEP = _lazy(r"[-_./]")
 _CASE_FLIP = _lazy(r"[a-z][0-9]*[A-Z]")
@@ -1154,8 +1158,9 @@ def _is_compound_name(tok: str) -> bool:
 
 _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
 _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
+_DECIMAL = _lazy(r"\d+\.\d+")
 _PAGING = frozenset(("next", "page", "continuation", "pagination", "idempotency", "cursor", "sync",
-                     "resume", "purchase", "action"))
+                     "resume", "purchase", "action", "request"))
 _DIGEST_BEFORE = ("sha256=", "sha256:", "sha384=", "sha512=", "sha512-", "sha384-", "sha1=", "md5=")  # a wheel's RECORD
 _CAMEL_NAME = _lazy(r"[a-z]+(?:[A-Z][a-z0-9]+){3,}")
 _HUMP = _lazy(r"[A-Z][a-z0-9]+")
@@ -1362,8 +1367,8 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
                 pos = vf.end()
                 sep = "="
         if sep is None:
-            if flag or lident in _WS_LABELS:
-                # "--password X", netrc "password X"
+            if (flag or lident in _WS_LABELS) and text[b - 1] != ".":
+                # "--password X", netrc "password X" (not the end of a sentence: "… to pass.  X")
                 j = pos
                 while j < n and text[j] in " \t":
                     j += 1
@@ -1783,6 +1788,8 @@ _STRONG_SYM = frozenset("!@#$%^&*?~+=|{}[]()<>;,")
 
 def _pw_shape(tok: str) -> int:
     """0 = not a password, 1 = letters+digits, 2 = letters+digits+symbols / passphrase."""
+    if tok.endswith("**"):
+        tok = tok.rstrip("*")  # Markdown bold closing: "… a password change**"
     n = len(tok)
     if n < 6 or n > 64:
         return 0
@@ -1790,6 +1797,8 @@ def _pw_shape(tok: str) -> int:
         return 0
     if tok.startswith(("#", "@", "/", "~/", "./", "$", "%", "<", "{{", "[REDACTED", "http")):
         return 0
+    if tok[0] == tok[-1] and tok[0] in "*_" and tok[1:-1].isalpha():
+        return 0  # Markdown emphasis: "*Type*"
     if tok[0] == "{" and (tok[1:2].isalnum() or tok[1:2] in "_}"):
         return 0  # an f-string's or a format's field: "{password!r}", "{0}"
     if tok[0] == "&" and tok[1:6].lower().startswith(("lt;", "#x3c;", "#60;")):
@@ -1889,6 +1898,9 @@ def _trim(tok: str, s: int) -> tuple[str, int]:
     while tok:
         c = tok[-1]
         if c in "*_":
+            if tok[-2:] == c + c:
+                tok = tok.rstrip(c)  # "**… as an admin**": Markdown bold
+                continue
             if c not in lead:
                 break  # "NordlysHytta23*" keeps its star; "*bold*" loses it
         elif c in ".,:;":
@@ -1911,7 +1923,8 @@ def _judge_word(raw: str, start: int) -> tuple:
         return (True, "", start, 0, False, False)
     tok, s = _trim(raw, start)
     shape = _pw_shape(tok) if tok else 0
-    bad = bool(shape) and _PROSE_BAD.search(tok) is not None  # a URL, a number, a file name
+    # a URL, a number, a file name; or a placeholder ("MyExamplePassword1!")
+    bad = bool(shape) and (_PROSE_BAD.search(tok) is not None or _PH_INNER_RE.search(tok.lower()) is not None)
     connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
     return (False, tok, s, shape, bad, connector)
 

@@ -1016,3 +1016,18 @@ def test_a_public_key_is_left_alone_and_a_private_one_is_not():
     text = f'keys: [\n  {{ keyid: "npm-2023", key: "{public}" }}\n]'
     assert scrub(text) == text
     assert private not in scrub(f'signing key: "{private}"')
+
+
+@pytest.mark.parametrize("text", [
+    '"AllowCredentials": "Boolean indicating whether request is allowed to contain credentials."',
+    "the part of the event to pass.  *Type*: String  *Required*: No",  # a sentence ends on 'pass.'
+    "**To set a user password as an administrator**",  # Markdown bold
+    "**To force a password change**",
+    "aws cognito-idp admin-set-user-password --username diego --password MyExamplePassword1!",
+    '"lastModifiedSecret": 1596573346.171,',  # a time
+    '"RequestToken": "' + str(__import__("uuid").UUID(int=_rng.getrandbits(128))) + '",',
+    'aws cloudformation describe-publisher\n"PublisherId": "' + r(HEX, 40) + '",',  # hex is not an AWS key
+    "        self._retrieve_k8s_aws_id(sts) # the token",
+])
+def test_aws_cli_examples_and_documentation_json_are_left_alone(text):
+    assert scrub(text) == text
