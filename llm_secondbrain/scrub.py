@@ -549,7 +549,7 @@ def _placeholder(v: str, lv: str) -> bool:
 _ESCAPED_PH = _lazy(r"&(?:lt|#x3c|#60);[\w|. -]{1,60}(?:&(?:gt|#x3e|#62);|>)?")
 _JOINED_WORDS = _lazy(r"[a-z]+(?:[-_][a-z]+)+")
 _CONST_NAME = _lazy(r"[A-Z]{3,}[A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
-_SELF_NAMED = _lazy(r"(?<![a-z])(?:password|passphrase|passwort|pass|secret|token|api key)(?![a-z])")
+_SELF_NAMED = _lazy(r"(?<![a-z])(?:password|passphrase|passwort|pass|secret|token|api key|key)(?![a-z])")
 # a format string: "from %d to %d", "{}:{}", "Bearer {token}"
 _FORMAT_SPEC = _lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a-z_]+\}|\$\{")
 
@@ -999,10 +999,6 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
         return  # UUID / ULID
-    if _code_name(tok):
-        return
-    if _b64_placeholder(tok) or _public_der(tok):
-        return  # base64 of 'username:password' shown as an example; a public key
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
         return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
     if _is_compound_name(tok):
@@ -1036,8 +1032,9 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     key = (tok, low[a:s], text[a:s])
     secret = spans.context.get(key)
     if secret is None:
-        secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo)
-    if secret:
+        secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo) and not (
+            _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok)
+    if secret:  # (not a name in code, base64 of 'username:password', a public key, an EXAMPLE)
         spans.add(s, e, "secret", text)
 
 
@@ -1139,7 +1136,7 @@ def _without_random_runs(window: str) -> str:
     return _TOKEN_RUN.sub(blank, window)
 _REF_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
-_WORDY_SEGMENTS = _lazy(r"_*(?:[A-Za-z]{1,12}\d{0,3}[a-z]{0,4}|\d+)(?:[-_.](?:[A-Za-z]{1,12}\d{0,3}[a-z]{0,4}|\d+))+")
+_WORDY_SEGMENTS = _lazy(r"_*(?:[A-Za-z]{1,12}\d{0,3}[a-z]{0,10}|\d+)(?:[-_.](?:[A-Za-z]{1,12}\d{0,3}[a-z]{0,10}|\d+))+")
 _COMPOUND_PART = _lazy(r"[A-Za-z]+|\d+|[A-Za-z0-9]{1,8}")
 _COMPOUND_SEP = _lazy(r"[-_./]")
 _CASE_FLIP = _lazy(r"[a-z][0-9]*[A-Z]")
@@ -1160,7 +1157,7 @@ _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
 _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
 _DECIMAL = _lazy(r"\d+\.\d+")
 _PAGING = frozenset(("next", "page", "continuation", "pagination", "idempotency", "cursor", "sync",
-                     "resume", "purchase", "action", "request"))
+                     "resume", "purchase", "action", "request", "input", "output", "change"))
 _DIGEST_BEFORE = ("sha256=", "sha256:", "sha384=", "sha512=", "sha512-", "sha384-", "sha1=", "md5=")  # a wheel's RECORD
 _CAMEL_NAME = _lazy(r"[a-z]+(?:[A-Z][a-z0-9]+){3,}")
 _HUMP = _lazy(r"[A-Z][a-z0-9]+")

@@ -1028,6 +1028,10 @@ def test_a_public_key_is_left_alone_and_a_private_one_is_not():
     '"RequestToken": "' + str(__import__("uuid").UUID(int=_rng.getrandbits(128))) + '",',
     'aws cloudformation describe-publisher\n"PublisherId": "' + r(HEX, 40) + '",',  # hex is not an AWS key
     "        self._retrieve_k8s_aws_id(sts) # the token",
+    "        if self.credentials.token is not None:\n            fields['X-Amz-S3session-Token'] = self.credentials.token",
+    '    "Query": {\n      "input_token": "ExclusiveStartKey",\n      "output_token": "LastEvaluatedKey",',
+    "    ACCESS_KEY = 'aws_access_key_id'\n    SECRET_KEY = 'aws_secret_access_key'",
+    '            "DkimTokens": [\n                "EXAMPLEq76owjnks3lnluwg65scbemvhw",',
 ])
 def test_aws_cli_examples_and_documentation_json_are_left_alone(text):
     assert scrub(text) == text
