@@ -1165,6 +1165,7 @@ _VOWEL = _lazy(r"[aeiou]")
 _DOTTED_NAME = _lazy(r"\.[a-z]+(?:[A-Z][a-z]+){2,}$")
 _NAME_CHARS = _lazy(r"[A-Za-z0-9_.]+")
 _CASE_HUMP = _lazy(r"[a-z0-9][A-Z]")
+_LETTER_NUMBER = _lazy(r"(?:^|(?<=[._]))[A-Za-z]\d+(?=[A-Z._]|$)")  # x25519, v8, s3 opening a segment
 _NAME_PIECE = _lazy(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d+|[A-Z]")
 
 
@@ -1194,8 +1195,8 @@ def _code_name(tok: str) -> bool:
     if _CASE_HUMP.search(tok) is None and tok.count("_") + tok.count(".") < 2:
         return False  # no camelCase hump, no snake_case: 'NRAK-i5basoqzasyr8lurozafmt2ts29' is a key
     pieces = _NAME_PIECE.findall(tok)
-    if sum(len(p) == 1 and p.isalpha() for p in pieces) > 1:
-        return False  # random case flips leave single letters between the runs
+    if sum(len(p) == 1 and p.isalpha() for p in pieces) - len(_LETTER_NUMBER.findall(tok)) > 1:
+        return False  # random case flips leave single letters between the runs (not 'x25519.X25519')
     letters = sum(len(p) for p in pieces if not p.isdigit())
     words = [p for p in pieces if _name_word(p)]
     return len(words) >= 2 and sum(map(len, words)) >= max(8, 0.7 * letters)

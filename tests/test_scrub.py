@@ -978,7 +978,7 @@ def test_the_same_places_still_redact_what_is_a_secret():
     '        print(f"password={password!r}")',
     '                        creds = " --username=" + auth',
     "def _looks_like_msys2_mingw_scheme() -> bool:",
-    "PRIVATE_KEY_TYPES = typing.Union[\n    ed25519.Ed25519PrivateKey,\n    ed448.Ed448PrivateKey,\n]",
+    "PRIVATE_KEY_TYPES = typing.Union[\n    ed25519.Ed25519PrivateKey,\n    x25519.X25519PrivateKey,\n]",
     "    password = models.CharField(max_length=128)",
     "            binary_stdout.write('password={0}'.format(signature))",
     "    def export(self, password: Unused = False) -> bytes: ...",
