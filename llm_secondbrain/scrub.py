@@ -164,6 +164,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("sk-", r"[A-Za-z0-9_-]{20,}", "openai_api_key", True),
     ("sk_", r"[a-f0-9]{48}(?![A-Za-z0-9])", "elevenlabs_api_key", False),
     ("sk.eyJ", r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}", "mapbox_secret_token", False),
+    ("tk.eyJ", r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}", "mapbox_secret_token", False),  # temporary
     ("hf_", r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9])", "huggingface_token", False),
     ("api_org_", r"[A-Za-z]{30,40}", "huggingface_token", False),
     ("gsk_", r"[A-Za-z0-9]{40,}", "groq_api_key", False),
@@ -196,6 +197,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("glsa_", r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}", "grafana_token", False),
     ("glc_", r"[A-Za-z0-9+/]{32,}={0,2}", "grafana_token", False),
     ("NRAK-", r"[A-Z0-9]{27}", "newrelic_key", False),
+    ("NRAA-", r"[a-f0-9]{27}", "newrelic_key", False),  # admin API key
     ("NRJS-", r"[a-f0-9]{19}", "newrelic_key", False),
     ("NRII-", r"[A-Za-z0-9_-]{32}", "newrelic_key", False),
     ("dt0c01.", r"[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", "dynatrace_token", False),
@@ -236,6 +238,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("dp.ct.", r"[A-Za-z0-9]{40,}", "doppler_token", False),
     ("dp.sa.", r"[A-Za-z0-9]{40,}", "doppler_token", False),
     ("dp.scim.", r"[A-Za-z0-9]{40,}", "doppler_token", False),
+    ("dp.audit.", r"[A-Za-z0-9]{40,}", "doppler_token", False),
     ("ops_eyJ", r"[A-Za-z0-9+/=_-]{50,}", "onepassword_token", False),
     ("AGE-SECRET-KEY-1", r"[0-9A-Z]{50,}", "age_secret_key", False),
     # Aiven service passwords and tokens: 'AVNS_' and about 19 random characters
@@ -565,6 +568,8 @@ def _is_reference(v: str, quoted: bool) -> bool:
         if first == "%" and _PERCENT_REF.match(v) is None:
             return False  # not %APPDATA% / %(name)s / %s: a key that happens to open with '%'
         return True
+    if first in "'\"" and v[1:2] in ("$", "%"):
+        return True  # a shell splice: "'$PRECOMPILE_PASSWORD'"
     if first == "!" and len(v) > 2 and (v[1] == "(" or _CODEISH.match(v, 1)):
         return True  # a negated expression: "!(creds.token || creds.username"
     if _REF_HINT.search(v, 0, 24) is not None and lv.startswith(_REF_PREFIX):
@@ -620,8 +625,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False
     if _is_reference(v, quoted):
         return False
-    if (v[0] in "/~." or v.lower().endswith(_PATH_EXT)) and not _entropy_ok(v, 20):
-        return False
+    if (v[0] in "/~." or v.lower().endswith(_PATH_EXT)) and (not _entropy_ok(v, 20) or _wordy(v) >= 0.4):
+        return False  # a path: "/en/enterprise-server@3.0/auth"
     if "://" in v:  # URLs are handled by the URL rule
         return False
     if v.lower() in _DEFAULT_PASSWORDS:
@@ -670,6 +675,15 @@ def _public_der(v: str) -> bool:
         return False
     j = i + 2 + der[i + 1]
     return j < len(der) and der[j] == 0x03
+
+
+def _b64_head(v: str) -> bytes:
+    """The first bytes of base64 text, decoded ('' when it is not base64)."""
+    head = v[:64]
+    try:
+        return base64.b64decode(head[:len(head) - len(head) % 4], validate=True)
+    except (binascii.Error, ValueError):
+        return b""
 
 
 def _b64_placeholder(v: str) -> bool:
@@ -842,6 +856,9 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
     for m in it:
         s, e = m.span()
         tok = m.group()
+        if tok[0] == "/" and tok[1:2] == "/" and s > 0 and text[s - 1] == ":" and "." not in tok:
+            s += 2  # "https://ghp_…@github.com": a token as the URL's user (not a host) starts after the slashes
+            tok = tok[2:]
         rules = dispatch.get(tok[:2])
         if rules is not None:
             hit = False
@@ -1050,26 +1067,42 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
     vendor = _CTX_GOOD_RE.search(window) is None
     if _CTX_BAD_RE.search(window) is not None or (vendor and not _vendor_label(low, a, s, tok, is_hex, mixed_case)):
         return False  # no secret word nor a service's name as the label; or "sha256", "commit", ...
+    # a value of a non-secret label right before ("client_id=...", "trace_id: ..."): an id, even
+    # beside a service's name ("AUTH0_CLIENT_ID=…"), where a service's own name labels its key
+    lab = _label_before(text, low, a, s)
     if vendor:
-        return True
-    # a value of a non-secret label right before ("client_id=...", "trace_id: ...")
-    j = s
-    while j > a and low[j - 1] in " \t\"'`\n":  # (the value may open the next line)
-        j -= 1
-    if j > a and low[j - 1] in ":=":
-        k = j - 1
-        while k > a and low[k - 1] in " \t\"'":
-            k -= 1
-        b = k
-        while k > a and low[k - 1] in _IDCHARS:
-            k -= 1
-        lab = text[k:b]
-        if b > k and (low[j - 1] == "=" or not lab.isalpha() or _CASE_HUMP.search(lab)) and _label_class(lab) == _NOT:
-            return False  # "client_id=…", "trace_id: …", "NextToken": … (but not a chat speaker "Ola: …")
+        return not (lab and _ID_LABEL.search(lab))
+    if lab and _label_class(lab) == _NOT:
+        return False
     if is_hex:
         tail = window[-80:]
         return any(w in tail for w in _HEX_GOOD)
     return True
+
+
+def _label_before(text: str, low: str, a: int, s: int) -> str:
+    """The label of the pair whose value starts at s ("client_id=", "NextToken": ), or "".
+
+    A plain word before ':' is left out: in a chat log it is the speaker ("Ola: …")."""
+    j = s
+    while j > a and low[j - 1] in " \t\"'`\n":  # (the value may open the next line)
+        j -= 1
+    if j <= a or low[j - 1] not in ":=":
+        return ""
+    k = j - 1
+    while k > a and low[k - 1] in " \t\"'":
+        k -= 1
+    b = k
+    while k > a and low[k - 1] in _IDCHARS:
+        k -= 1
+    lab = text[k:b]
+    if b > k and (low[j - 1] == "=" or not lab.isalpha() or _CASE_HUMP.search(lab)):
+        return lab
+    return ""
+
+
+_ID_LABEL = _lazy(r"(?i:[_.-](?:id|ids|url|uri|name|host|domain|region|user|username|email|account))$|"
+                  r"[a-z0-9](?:Id|ID|Ids|Url|URL|Uri|Name|Host|Domain|Region|User|Email)$")
 
 
 # Services whose keys scanners find by the service's name as the label ("cloudflare: '…'",
@@ -1154,7 +1187,7 @@ def _is_compound_name(tok: str) -> bool:
 
 
 _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
-_BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:")
+_BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:", 'key="', "key='")
 _DECIMAL = _lazy(r"\d+\.\d+")
 _PAGING = frozenset(("next", "page", "continuation", "pagination", "idempotency", "cursor", "sync",
                      "resume", "purchase", "action", "request", "input", "output", "change"))
@@ -1240,8 +1273,8 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
                 break
         b = _IDRUN.match(text, i).end()
         last = b
-        if b - a > 48:
-            continue  # inside a long token (base64, key material), not a label
+        if b - a > 48 or (a > 0 and text[a - 1] == "/" and text[a - 2:a] != "//"):
+            continue  # inside a long token (base64, key material) or a path ('/forgot-password'), not a label
         ident = text[a:b]
         if ident == repeat[0] and a < repeat[1]:
             continue  # the same label inside its own bare value just redacted ("key=key=key…")
@@ -1567,7 +1600,7 @@ def _oracle(text: str, spans: _Spans) -> None:
 # ---- CLI arguments -------------------------------------------------------------------------
 _CLI_P = _lazy(r"(?<![\w-])-p(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "7z", "7za", "rar", "unrar")
-_CLI_TOOLS_SPACED = ("sshpass", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "zip", "unzip", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
+_CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "zip", "unzip", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 _CLI_USERPASS = _lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_KEY_AS_USER = _lazy(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{8,64}):\1(?=\s|$)")
 _CLI_REDIS = _lazy(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
@@ -1912,19 +1945,31 @@ def _trim(tok: str, s: int) -> tuple[str, int]:
 
 
 def _judge_word(raw: str, start: int) -> tuple:
-    """(stop, token, its start, its shape, not a password after all, a connector) for one word
+    """(stop, token, its start, its shape, not a password after all, a connector, a copula) for one word
     after a password word: the same whichever password word before it is being followed."""
     if _MARK in raw:
-        return (True, "", start, 0, False, False)  # already redacted here
+        return (True, "", start, 0, False, False, False)  # already redacted here
     lw = raw.lower().strip("\"'`*_")
     if lw in _STOP_AFTER:
-        return (True, "", start, 0, False, False)
+        return (True, "", start, 0, False, False, False)
     tok, s = _trim(raw, start)
     shape = _pw_shape(tok) if tok else 0
-    # a URL, a number, a file name; or a placeholder ("MyExamplePassword1!")
-    bad = bool(shape) and (_PROSE_BAD.search(tok) is not None or _PH_INNER_RE.search(tok.lower()) is not None)
+    if not shape and tok and raw[0] in "\"'`" and _QUOTED_WORD.fullmatch(raw) and tok.isalpha() and 4 <= len(tok) <= 40:
+        shape = _QUOTED  # "the default password is 'blooberry'": quotes mark a literal value
+    # a URL, a number, a file name; or a placeholder ("MyExamplePassword1!"), a default ('admin')
+    bad = bool(shape) and (_PROSE_BAD.search(tok) is not None or _PH_INNER_RE.search(tok.lower()) is not None
+                           or (shape == _QUOTED and (tok.lower() in _DEFAULT_PASSWORDS or tok.lower() in _NOT_A_VALUE
+                                                     or _placeholder(tok, tok.lower()))))
     connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
-    return (False, tok, s, shape, bad, connector)
+    copula = lw in _PASS_NEXT  # ("is", "=", ":" alone; not another pair's "host:")
+    return (False, tok, s, shape, bad, connector, copula)
+
+
+_QUOTED = 3  # a quoted word: a password only right after "is" / ":"
+_QUOTED_WORD = _lazy(r"(['\"`])[^'\"`\s]+\1[.,;!)]*")
+# words a sentence puts in quotes after "password is" that are not the password
+_NOT_A_VALUE = frozenset("required optional empty blank hidden invalid incorrect wrong correct missing "
+                         "null none unset masked encrypted secret password sample".split())
 
 
 def _prose_after(text, low, pos, spans, words: dict) -> None:
@@ -1936,23 +1981,24 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
     if eol >= 0:
         end = eol
     after_connector = True  # right after the keyword counts as a connector
+    after_copula = pos > 0 and low[pos - 1] in ":="
     count = 0
     for wm in _WORD.finditer(text, pos, end):
         key = wm.span()
         judged = words.get(key)
         if judged is None:
             judged = words[key] = _judge_word(wm.group(), key[0])
-        stop, tok, s, shape, bad, connector = judged
+        stop, tok, s, shape, bad, connector, copula = judged
         if stop:
             return
-        if shape == 2 or (shape == 1 and after_connector):
+        if shape == 2 or (shape == 1 and after_connector) or (shape == _QUOTED and after_copula):
             if not bad:
                 spans.add(s, s + len(tok), "password", text)
             return
         count += 1
         if count > 8:
             return
-        after_connector = connector
+        after_connector, after_copula = connector, copula
 
 
 # a URL, a number, a file name; or code: a quote inside the word ('$p="",$q="0"') or an
@@ -1982,6 +2028,9 @@ def _emails(text: str, spans: _Spans) -> None:
         pos = text.find("@", pos + 1)
 
 
+_PEM_BASE64 = _lazy(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}")
+_VAULT_UNSEAL = _lazy(r"(?:[Uu]nseal [Kk]ey \d{1,2}: |vault operator unseal (?:-\S+ )*)([A-Za-z0-9+/]{20,}={0,2})")
+_DOTNET_CREDENTIAL = _lazy(r"(?:NetworkCredential\(\s*|DirectoryEntry\(\s*\"[^\"\n]*\",\s*)\"[^\"\n]*\",\s*\"([^\"\n]{3,200})\"")
 _WIFI_QR = _lazy(r"WIFI:(?:[A-Z]:(?:\\.|[^;\\\n]){0,64};){0,4}P:((?:\\.|[^;\\\n]){1,64})")
 # New Relic keys end in their kind: a license key in NRAL, a mobile app token in -NRMA
 _NEW_RELIC = _lazy(r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{36}NRAL|[A-Za-z0-9]{40,42}-NRMA)(?![A-Za-z0-9-])")
@@ -2050,6 +2099,18 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
         for m in _SUMO_ACCESS_ID.finditer(text):
             if _entropy_ok(m.group(1), 14):
                 spans.add(m.start(1), m.end(1), "sumologic_access_id", text)
+    if "LS0tLS1CRUdJTi" in text:  # base64 of "-----BEGIN": a PEM file put in an environment variable
+        for m in _PEM_BASE64.finditer(text):
+            if b"PRIVATE KEY" in _b64_head(m.group()):
+                spans.add(m.start(), m.end(), "private_key", text)
+    if "nseal" in text:  # HashiCorp Vault unseal keys: "Unseal Key 2: …", "vault operator unseal …"
+        for m in _VAULT_UNSEAL.finditer(text):
+            if _entropy_ok(m.group(1), 20):
+                spans.add(m.start(1), m.end(1), "vault_unseal_key", text)
+    if "Credential(" in text or "DirectoryEntry(" in text:
+        for m in _DOTNET_CREDENTIAL.finditer(text):  # .NET: new NetworkCredential("user", "password")
+            if _cli_value_ok(m.group(1)):
+                spans.add(m.start(1), m.end(1), "password", text)
     if "WIFI:" in text:
         for m in _WIFI_QR.finditer(text):  # the text of a Wi-Fi QR code: WIFI:T:WPA;S:<net>;P:<password>;;
             if _cli_value_ok(m.group(1)):

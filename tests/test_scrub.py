@@ -1035,3 +1035,54 @@ def test_a_public_key_is_left_alone_and_a_private_one_is_not():
 ])
 def test_aws_cli_examples_and_documentation_json_are_left_alone(text):
     assert scrub(text) == text
+
+
+# ------------------------------------------------------------------------------------------------
+# issue 15, continued: shapes from Nosey Parker's rule examples (values generated here)
+# ------------------------------------------------------------------------------------------------
+def _nosey_cases():
+    unseal, pw = r(B64, 44), r(ALNUM, 12)
+    pem_b64 = base64.b64encode(("-----BEGIN RSA PRIVATE KEY-----\n" + r(B64, 64) + "\n").encode()).decode()
+    ghs, tk = "ghs_" + r(ALNUM, 36), "tk.eyJ" + r(URLSAFE, 40) + "." + r(URLSAFE, 22)
+    nraa, doppler = "NRAA-" + r(HEX, 27), "dp.audit." + r(ALNUM, 43)
+    return {
+        "vault-unseal-key": (f"Unseal Key 2: {unseal}", [unseal]),
+        "vault-operator-unseal": (f"kubectl exec -ti vault-0 -- vault operator unseal {unseal}", [unseal]),
+        "pem-in-base64": (f"PRIVATE_KEY_B64={pem_b64}", [pem_b64]),
+        "dotnet-network-credential": (f'c.Credentials = new NetworkCredential("ops@corp.example", "{pw}");', [pw]),
+        "dotnet-directory-entry": (f'new DirectoryEntry("LDAP://corp.example",\n  "svc@corp.example",\n  "{pw}");', [pw]),
+        "token-as-url-user": (f"git clone https://{ghs}@github.com/acme/repo.git", [ghs]),
+        "mapbox-temporary-token": (f"mapboxgl.accessToken = '{tk}';", [tk]),
+        "new-relic-admin-key": (f"admin_access:{nraa}", [nraa]),
+        "doppler-audit-token": (f"DOPPLER_AUDIT={doppler}", [doppler]),
+        "quoted-default-password": ("The default password is 'blooberry'.", ["blooberry"]),
+    }
+
+
+NOSEY_CASES = _nosey_cases()
+
+
+@pytest.mark.parametrize("name", sorted(NOSEY_CASES))
+def test_nosey_parker_shapes_are_caught(name):
+    text, secrets = NOSEY_CASES[name]
+    out = scrub(text)
+    assert out != text
+    for secret in secrets:
+        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+
+
+@pytest.mark.parametrize("text", [
+    "CA_B64=" + base64.b64encode(("-----BEGIN CERTIFICATE-----\n" + r(B64, 64) + "\n").encode()).decode(),
+    "username: '', password: '', host: 'localhost', hostname: 'localhost'",
+    "passphrase: 'sample',",
+    'the password is "required"',
+    'the password field is "hidden" by default',
+    "PWD: '/Users/maciej', HOME: '/Users/maciej', LOGNAME: 'maciej'",
+    "  put '/forgot-password' => \"cms/sites/passwords#update\", as: 'update_password'",
+    '"/en/authentication/creating-a-strong-password":"/en/enterprise-server@3.0/auth"',
+    "- echo 'export DATABASE_PASSWORD=\"'$PRECOMPILE_PASSWORD'\"' >> .env",
+    '<add key="ConnectionString_B2B" value="Server=db;Database=B2B;Integrated Security=True" />',
+    'export AUTH0_CLIENT_ID="' + r(ALNUM, 32) + '"',
+])
+def test_nosey_parker_negatives_and_neighbours_stay(text):
+    assert scrub(text) == text
