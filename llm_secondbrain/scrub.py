@@ -1683,20 +1683,19 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
                 if _cli_value_ok(v):
                     spans.add(s, s + len(v), "cli_password", text)
     if "securestring" in low:
-        for m in _PS_SECURE.finditer(text):
-            v, s = _unquote(m.group(1), m.start(1))
-            if _cli_value_ok(v):
-                spans.add(s, s + len(v), "password", text)
+        _argument_values(text, _PS_SECURE, 1, "password", spans)
     if "htpasswd" in text:
-        for m in _CLI_HTPASSWD.finditer(text):
-            v, s = _unquote(m.group(1), m.start(1))
-            if _cli_value_ok(v):
-                spans.add(s, s + len(v), "cli_password", text)
+        _argument_values(text, _CLI_HTPASSWD, 1, "cli_password", spans)
     if "net user" in low:
-        for m in _CLI_NETUSER.finditer(text):
-            v, s = _unquote(m.group(2), m.start(2))
-            if _cli_value_ok(v):
-                spans.add(s, s + len(v), "cli_password", text)
+        _argument_values(text, _CLI_NETUSER, 2, "cli_password", spans)
+
+
+def _argument_values(text: str, rx, group: int, kind: str, spans: _Spans) -> None:
+    """Redact group `group` of every match of `rx`, unquoted, unless it is a placeholder."""
+    for m in rx.finditer(text):
+        v, s = _unquote(m.group(group), m.start(group))
+        if _cli_value_ok(v):
+            spans.add(s, s + len(v), kind, text)
 
 
 def _cli_value_ok(v: str) -> bool:
