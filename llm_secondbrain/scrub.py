@@ -551,7 +551,7 @@ def _placeholder(v: str, lv: str) -> bool:
 
 _ESCAPED_PH = _lazy(r"&(?:lt|#x3c|#60);[\w|. -]{1,60}(?:&(?:gt|#x3e|#62);|>)?")
 _JOINED_WORDS = _lazy(r"[a-z]+(?:[-_][a-z]+)+")
-_CONST_NAME = _lazy(r"[A-Z]{3,}[A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
+_CONST_NAME = _lazy(r"[A-Z]{3}[A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
 _SELF_NAMED = _lazy(r"(?<![a-z])(?:password|passphrase|passwort|pass|secret|token|api key|key)(?![a-z])")
 # a format string: "from %d to %d", "{}:{}", "Bearer {token}"
 _FORMAT_SPEC = _lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a-z_]+\}|\$\{")
@@ -1169,7 +1169,10 @@ def _without_random_runs(window: str) -> str:
     return _TOKEN_RUN.sub(blank, window)
 _REF_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
-_WORDY_SEGMENTS = _lazy(r"_*(?:[A-Za-z]{1,12}\d{0,3}[a-z]{0,10}|\d+)(?:[-_.](?:[A-Za-z]{1,12}\d{0,3}[a-z]{0,10}|\d+))+")
+# a segment is letters, optionally a number and a lower-case tail ("S3session", "k8s"); the tail only
+# after digits, so a run of letters splits one way only (two adjacent letter runs backtrack
+# exponentially over many segments)
+_WORDY_SEGMENTS = _lazy(r"_*(?:[A-Za-z]{1,12}(?:\d{1,3}[a-z]{0,10})?|\d+)(?:[-_.](?:[A-Za-z]{1,12}(?:\d{1,3}[a-z]{0,10})?|\d+))+")
 _COMPOUND_PART = _lazy(r"[A-Za-z]+|\d+|[A-Za-z0-9]{1,8}")
 _COMPOUND_SEP = _lazy(r"[-_./]")
 _CASE_FLIP = _lazy(r"[a-z][0-9]*[A-Z]")
