@@ -645,8 +645,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
     if cls == _SEC:
         if n < 8:
             return False
-        if not dg and not (up and lo) and v.isalpha():
-            return False
+        if not dg and not (up and lo) and (v.isalpha() or _JOINED_WORDS.fullmatch(v.lower())):
+            return False  # one case, no digit: a word or a slug ('i-am-the-worst')
         if n < 12 and not dg:
             return False
         return _wordy(v) < 0.7  # "AgencyIdentificationCodeContentType" names something

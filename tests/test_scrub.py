@@ -972,6 +972,7 @@ def test_the_same_places_still_redact_what_is_a_secret():
     "    const noCreds = !(creds.token || creds.username)",
     "    log.info('token', `removing ${toRemove.length} tokens`)",
     "libpub.unpublish('lodash', { token: 'i-am-a-token'})",
+    "await libpub.unpublish('lodash', { token: 'i-am-the-worst'})",  # a slug, one case, no digit
     "exports.SOCKS5_CUSTOM_AUTH_END = SOCKS5_CUSTOM_AUTH_END;",
 ])
 def test_source_code_is_left_alone(text):
