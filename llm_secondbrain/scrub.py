@@ -593,7 +593,6 @@ def _is_reference(v: str, quoted: bool) -> bool:
         return True  # $pw = Read-Host -AsSecureString / ConvertTo-SecureString …: a call
     if quoted and (_STRING_GAP.match(v) or v[0] in " \t" or _FORMAT_SPEC.search(v)):
         return True  # code between two strings ('"passwd:" and "group:"'), a piece of a string being built
-
     if v[0] in "\\#." and _ESCAPED_OR_SELECTOR.match(v):
         return True
     return False
@@ -663,11 +662,7 @@ def _public_der(v: str) -> bool:
     """
     if len(v) < 60 or v[0] != "M":
         return False
-    head = v[:64]
-    try:
-        der = base64.b64decode(head[:len(head) - len(head) % 4], validate=True)
-    except (binascii.Error, ValueError):
-        return False
+    der = _b64_head(v)
     if len(der) < 8 or der[0] != 0x30:
         return False
     i = 2 if der[1] < 0x80 else 2 + (der[1] & 0x7F)
@@ -1959,9 +1954,10 @@ def _judge_word(raw: str, start: int) -> tuple:
     if not shape and tok and raw[0] in "\"'`" and _QUOTED_WORD.fullmatch(raw) and tok.isalpha() and 4 <= len(tok) <= 40:
         shape = _QUOTED  # "the default password is 'blooberry'": quotes mark a literal value
     # a URL, a number, a file name; or a placeholder ("MyExamplePassword1!"), a default ('admin')
-    bad = bool(shape) and (_PROSE_BAD.search(tok) is not None or _PH_INNER_RE.search(tok.lower()) is not None
-                           or (shape == _QUOTED and (tok.lower() in _DEFAULT_PASSWORDS or tok.lower() in _NOT_A_VALUE
-                                                     or _placeholder(tok, tok.lower()))))
+    ltok = tok.lower()
+    bad = bool(shape) and (_PROSE_BAD.search(tok) is not None or _PH_INNER_RE.search(ltok) is not None
+                           or (shape == _QUOTED and (ltok in _DEFAULT_PASSWORDS or ltok in _NOT_A_VALUE
+                                                     or _placeholder(tok, ltok))))
     connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
     copula = lw in _PASS_NEXT  # ("is", "=", ":" alone; not another pair's "host:")
     return (False, tok, s, shape, bad, connector, copula)
