@@ -403,6 +403,9 @@ _KEY_QUALIFIERS = frozenset(
     "mistral cohere groq gemini stripe twilio sendgrid mailgun datadog dd sentry algolia "
     "mapbox pusher firebase recaptcha live prod production test dev user personal "
     "nøkkel".split())
+# "pat" is a personal access token only beside the name of a service that issues them
+_PAT_OWNERS = frozenset("github gh gitlab gl azure devops ado vsts bitbucket atlassian jira confluence "
+                        "huggingface hf personal access".split())
 # allowed words *after* the secret word ("secret_key_base", "password2", "token_value")
 _TRAILERS = frozenset("value val base str string b64 base64 hex raw plain clear cleartext encoded literal key".split())
 # a label ending in one of these names something about a secret, not the secret itself
@@ -442,6 +445,8 @@ def _label_class(ident: str) -> int:
         if prev in _KEY_QUALIFIERS or prev in _PW_WORDS or prev in _SECRET_WORDS or prev == "token":
             return _SEC
         return _WEAK
+    if last == "pat" and not _PAT_OWNERS.isdisjoint(comps):
+        return _SEC  # a personal access token (GITHUB_PAT, AZURE_DEVOPS_EXT_PAT), not a pattern (date_pat)
     # fused words: PGPASSWORD, MYSQL_PWD(covered), storepass, apikey, authtoken, xsrftoken
     for w in ("password", "passwd", "passwort", "passord", "kennwort", "pwd"):
         if last.endswith(w):
@@ -851,9 +856,11 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
     for m in it:
         s, e = m.span()
         tok = m.group()
+        url_user = False
         if tok[0] == "/" and tok[1:2] == "/" and s > 0 and text[s - 1] == ":" and "." not in tok:
             s += 2  # "https://ghp_…@github.com": a token as the URL's user (not a host) starts after the slashes
             tok = tok[2:]
+            url_user = text.startswith("@", e)
         rules = dispatch.get(tok[:2])
         if rules is not None:
             hit = False
@@ -879,7 +886,18 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
                 continue
         if has_digit(tok) is None:
             continue
+        if url_user:
+            _url_user(text, s, e, tok, spans)
+            continue
         _shapes(text, low, s, e, tok, spans)
+
+
+def _url_user(text: str, s: int, e: int, tok: str, spans: _Spans) -> None:
+    """A long random user name in a URL is a token standing in for user and password (git clone
+    https://<PAT>@dev.azure.com/…). 32 hex digits are left: that is how Sentry writes the public
+    key of a DSN, which is meant to be shipped inside apps."""
+    if _entropy_ok(tok, 20) and not (len(tok) < 40 and _HEX.fullmatch(tok)) and not _code_name(tok):
+        spans.add(s, e, "url_credentials", text)
 
 
 def _skipping(rx, text: str, skip: list):
@@ -1295,7 +1313,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
 
 _STEM = _lazy(r"p(?:ass|w|sk)|s(?:ecret|ig|leutel|chl[üu]ssel|enha|alasana)|token|k(?:ey|ennwort|odeord)|"
               r"a(?:uth|ppid|dgangskode)|c(?:red|ontrase|lave)|dockerc|l[öo]senord|wachtwoord|mdp|"
-              r"n(?:[øo]kkel|yckel|[øo]gle)|h(?:as[łl]o|eslo)|jelsz[óo]")
+              r"n(?:[øo]kkel|yckel|[øo]gle)|h(?:as[łl]o|eslo)|jelsz[óo]|[_.-]pat(?![a-z])")
 
 
 def _label_info(ident: str) -> tuple:
@@ -1800,6 +1818,33 @@ def _block_scalar(text: str, pos: int, end: int, indent: int, spans: _Spans) -> 
     return pos
 
 
+# ---- Terraform variable defaults ----------------------------------------------------------------
+# variable "db_password" { type = string  default = "…" }: the label is the variable's quoted name
+# and the value its default a few lines further down, so neither the label scan nor a token's
+# context window sees them as a pair. A variable Terraform is told is `sensitive` holds a secret
+# whatever its name.
+_TF_VARIABLE = _lazy(r'variable[ \t]+"([A-Za-z0-9_.-]{1,64})"[ \t]*\{')
+_TF_DEFAULT = _lazy(r'(?<![\w.])default[ \t]*=[ \t]*"((?:[^"\\\n]|\\.){1,200})"')
+_TF_SENSITIVE = _lazy(r'(?<![\w.])sensitive[ \t]*=[ \t]*true\b')
+_TF_REACH = 800  # a variable block is a few lines; its default is looked for this far at most
+
+
+def _terraform(text: str, spans: _Spans) -> None:
+    for m in _TF_VARIABLE.finditer(text):
+        stop = text.find("variable", m.end(), m.end() + _TF_REACH)
+        stop = stop if stop >= 0 else min(len(text), m.end() + _TF_REACH)
+        dm = _TF_DEFAULT.search(text, m.end(), stop)
+        if dm is None:
+            continue
+        name = m.group(1)
+        info = _LABEL_CACHE.get(name) or _label_info(name)
+        if info[0] == _NOT:
+            if _TF_SENSITIVE.search(text, m.end(), stop) is None:
+                continue
+            info = (_SEC,) + info[1:]
+        _check_value(text, info, "=", True, dm.group(1), dm.start(1), spans)
+
+
 # ---- passwords in prose -----------------------------------------------------------------------
 _PROSE_KW = _lazy(
     r"(?:passwords?|passwort(?:e|s)?|passe|passord(?:et)?|kennwort|pw|pwd|pass|passphrase|passcode|"
@@ -2085,6 +2130,8 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
                 spans.add(m.start(1), m.end(1), "password", text)
     if "kind" in low and "secret" in low:
         _k8s(text, spans)
+    if "variable" in text and "default" in text:
+        _terraform(text, spans)
     if "hook" in low:
         for m in _WEBHOOK_PATH.finditer(text):  # the URL is the credential: its random segments go
             for seg in _PATH_SEGMENT.finditer(text, m.end(), _URL_PATH_REST.match(text, m.end()).end()):

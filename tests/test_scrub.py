@@ -1040,6 +1040,31 @@ def _nosey_cases():
     }
 
 
+def _config_cases():
+    pw, tok, pat = "Hx7!" + r(ALNUM, 10), r(ALNUM, 32), r(LOWER_ALNUM, 52)
+    conn = "Server=db;Pwd=" + r(ALNUM, 14)
+    return {
+        "terraform-variable-default": (f'variable "db_password" {{\n  type    = string\n  default = "{pw}"\n}}\n', [pw]),
+        "terraform-one-line-default": (f'variable "api_token" {{ default = "{tok}" }}', [tok]),
+        "terraform-sensitive-default": (f'variable "conn" {{\n  sensitive = true\n  default   = "{conn}"\n}}', [conn]),
+        "personal-access-token-label": (f"AZURE_DEVOPS_EXT_PAT={pat}", [pat]),
+        "token-as-url-user-unknown-vendor": (f"git clone https://{pat}@dev.azure.com/acme/app/_git/app", [pat]),
+    }
+
+
+@pytest.mark.parametrize("text", [
+    'variable "region" {\n  default = "eu-west-1"\n}\nvariable "db_password" {\n  sensitive = true\n}',
+    'variable "db_password" {\n  default = "${var.vault_password}"\n}',
+    'variable "instance_type" {\n  sensitive = false\n  default = "t3.medium"\n}',
+    'date_pat = "\\d{4}-\\d{2}-\\d{2}"',
+    "ADO_PAT: ${{ secrets.ADO_PAT }}",
+    "SENTRY_DSN=https://" + r(HEX, 32) + "@o4504.ingest.sentry.io/4504",  # a DSN's public key
+    "git clone https://x-access-token@github.com/acme/app.git",
+])
+def test_config_references_patterns_and_public_keys_stay(text):
+    assert scrub(text) == text
+
+
 @pytest.mark.parametrize("text", [
     "CA_B64=" + base64.b64encode(("-----BEGIN CERTIFICATE-----\n" + r(B64, 64) + "\n").encode()).decode(),
     "username: '', password: '', host: 'localhost', hostname: 'localhost'",
@@ -1061,7 +1086,7 @@ def test_nosey_parker_negatives_and_neighbours_stay(text):
 # every recall class above (scanner fixtures, service labels, other languages and shells, Nosey
 # Parker's shapes) through one test
 # ------------------------------------------------------------------------------------------------
-SCANNER_CASES = {**_recall_cases(), **_service_cases(), **_world_cases(), **_nosey_cases()}
+SCANNER_CASES = {**_recall_cases(), **_service_cases(), **_world_cases(), **_nosey_cases(), **_config_cases()}
 
 
 @pytest.mark.parametrize("name", sorted(SCANNER_CASES))
