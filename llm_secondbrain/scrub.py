@@ -761,7 +761,8 @@ def _lower(text: str) -> str:
 
 
 # ---- private keys ---------------------------------------------------------------------------
-_PEM_BEGIN = _lazy(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----|---- BEGIN (SSH2 (?:ENCRYPTED )?PRIVATE KEY) ----")
+# (an OpenVPN static key, the shared secret behind tls-auth, comes in the same armour)
+_PEM_BEGIN = _lazy(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V1)-----|---- BEGIN (SSH2 (?:ENCRYPTED )?PRIVATE KEY) ----")
 _PEM_BODY = _lazy(r"(?:\\[nr]|[A-Za-z0-9+/=:,\- \t\r\n]){0,20000}")
 _PEM_PLAIN = _lazy(r"[A-Za-z0-9+/=:,\- \t\r\n]*")  # _PEM_BODY without escaped newlines: one tight loop
 _PUTTY = _lazy(r"Private-Lines:\s*(\d+)[ \t]*(?:\\r|\r)?(?:\\n|\n)")

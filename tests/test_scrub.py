@@ -1043,7 +1043,10 @@ def _nosey_cases():
 def _config_cases():
     pw, tok, pat = "Hx7!" + r(ALNUM, 10), r(ALNUM, 32), r(LOWER_ALNUM, 52)
     conn = "Server=db;Pwd=" + r(ALNUM, 14)
+    ovpn = [r(HEX, 32) for _ in range(16)]
     return {
+        "openvpn-static-key": ("<tls-auth>\n-----BEGIN OpenVPN Static key V1-----\n" + "\n".join(ovpn)
+                               + "\n-----END OpenVPN Static key V1-----\n</tls-auth>\n", ovpn),
         "terraform-variable-default": (f'variable "db_password" {{\n  type    = string\n  default = "{pw}"\n}}\n', [pw]),
         "terraform-one-line-default": (f'variable "api_token" {{ default = "{tok}" }}', [tok]),
         "terraform-sensitive-default": (f'variable "conn" {{\n  sensitive = true\n  default   = "{conn}"\n}}', [conn]),
