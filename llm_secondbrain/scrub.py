@@ -1958,8 +1958,17 @@ def _pairs(text: str, low: str, spans: _Spans) -> None:
         if wm is None:
             continue
         tok, s = _trim(wm.group(), wm.start())
-        if _pw_shape(tok) == 2:
+        shape = _pw_shape(tok)
+        if shape == 2 or (shape == 1 and _one_word_before(low, bol, nxt)):
             spans.add(s, s + len(tok), "password", text)
+
+
+def _one_word_before(low: str, bol: int, j: int) -> bool:
+    """': admin / …' — a user name alone between the colon and the slash makes the pair a login,
+    so a letters-and-digits password ('Hytta2024') counts there, not in 'read / write2'."""
+    c = low.rfind(":", bol, j)
+    left = low[c + 1:j].strip()
+    return c >= 0 and bool(left) and " " not in left and "\t" not in left
 
 
 def _trim(tok: str, s: int) -> tuple[str, int]:

@@ -1052,6 +1052,7 @@ def _config_cases():
         "terraform-sensitive-default": (f'variable "conn" {{\n  sensitive = true\n  default   = "{conn}"\n}}', [conn]),
         "personal-access-token-label": (f"AZURE_DEVOPS_EXT_PAT={pat}", [pat]),
         "token-as-url-user-unknown-vendor": (f"git clone https://{pat}@dev.azure.com/acme/app/_git/app", [pat]),
+        "login-pair-letters-and-digits": (f"Login for the router: admin / Hytta{r(string.digits, 4)}", ["Hytta"]),
     }
 
 
@@ -1063,6 +1064,8 @@ def _config_cases():
     "ADO_PAT: ${{ secrets.ADO_PAT }}",
     "SENTRY_DSN=https://" + r(HEX, 32) + "@o4504.ingest.sentry.io/4504",  # a DSN's public key
     "git clone https://x-access-token@github.com/acme/app.git",
+    "login page: GET / POST2, then the redirect",  # not a user and a password
+    "user account settings: see the docs / Chapter12",
 ])
 def test_config_references_patterns_and_public_keys_stay(text):
     assert scrub(text) == text
