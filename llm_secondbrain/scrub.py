@@ -113,6 +113,9 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("sbp_", r"[a-f0-9]{40}", "supabase_token", False),
     ("sb_secret_", r"[A-Za-z0-9_-]{20,}", "supabase_secret_key", False),
     ("dapi", r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])", "databricks_token", False),
+    ("4b1d", r"[A-Za-z0-9]{38}(?![A-Za-z0-9])", "clickhouse_secret", True),
+    ("tk-us-", r"[A-Za-z0-9_-]{48}(?![A-Za-z0-9_-])", "scalingo_token", False),
+    ("tskey-", r"(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}", "tailscale_key", False),
     # source hosting / CI
     *[(p, r"[A-Za-z0-9]{30,255}", "github_token", False) for p in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")],
     ("github_pat_", r"[A-Za-z0-9_]{22,255}", "github_token", False),
@@ -128,6 +131,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("sqp_", r"[a-f0-9]{40}", "sonarqube_token", False),
     ("sqa_", r"[a-f0-9]{40}", "sonarqube_token", False),
     ("nfp_", r"[A-Za-z0-9]{36}", "netlify_token", False),
+    ("API-", r"[A-Z0-9]{26}(?![A-Za-z0-9])", "octopus_api_key", True),
     ("vcp_", r"[A-Za-z0-9]{24,}", "vercel_token", True),
     # chat
     *[(p, r"[0-9A-Za-z-]{20,}", "slack_token", False) for p in ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xoxe.xox")],
@@ -149,6 +153,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     # payments
     *[(p, r"[A-Za-z0-9]{10,}", "stripe_key", False) for p in ("sk_live_", "sk_test_", "rk_live_", "rk_test_")],
     ("whsec_", r"[A-Za-z0-9+/=]{20,}", "stripe_webhook_secret", False),
+    ("AQE", r"[a-z0-9]{5,}\.[A-Za-z0-9_=-]{50,80}", "adyen_api_key", True),
     ("sq0atp-", r"[0-9A-Za-z_-]{22,}", "square_token", False),
     ("sq0csp-", r"[0-9A-Za-z_-]{40,}", "square_token", False),
     ("EAAA", r"[A-Za-z0-9_-]{60,}", "square_token", False),
@@ -224,6 +229,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("shpss_", r"[a-fA-F0-9]{32}", "shopify_token", False),
     ("rdme_", r"[a-z0-9]{70}", "readme_api_key", False),
     ("tfp_", r"[A-Za-z0-9_=.-]{40,}", "typeform_token", False),
+    ("pat", r"[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9])", "airtable_token", False),
     *[(p, r"[A-Za-z0-9=_.-]{32,64}", "planetscale_token", False) for p in ("pscale_tkn_", "pscale_pw_", "pscale_oauth_")],
     ("pat-na1-", r"[a-f0-9-]{36}", "hubspot_token", False),
     ("pat-eu1-", r"[a-f0-9-]{36}", "hubspot_token", False),
@@ -2095,6 +2101,7 @@ _PATH_SEGMENT = _lazy(r"[A-Za-z0-9_-]+")
 _SLACK_LEGACY = _lazy(r"(?<![A-Za-z0-9_-])xox[ar]-(?:\d-)?[0-9A-Za-z]{8,48}(?![A-Za-z0-9_-])")
 _SUMO_ACCESS_ID = _lazy(r"(?i)sumo[a-z]*[_.-]?access[_.-]?id[\"']?\s*[:=]\s*[\"']?(su[A-Za-z0-9]{12})(?![A-Za-z0-9])")
 # Jenkins credentials.xml keeps secrets encrypted as {AQAAAB…}: the master key decrypts them.
+_DATAFACTORY_SHIR = _lazy(r"IR@[0-9a-zA-Z-]{36}@[^@\s]{1,100}@[0-9a-zA-Z=-]{0,100}@[A-Za-z0-9+/=]{44}")
 _JENKINS_SECRET = _lazy(r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,600}?)\}")
 _BUNDLER = _lazy(r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]+__[A-Z0-9]+(?![A-Za-z0-9_])")
 _PGPASS = _lazy(r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]{1,200})[ \t]*\r?$")
@@ -2176,6 +2183,9 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
     if "$production$" in text or "$sandbox$" in text:
         for m in _BRAINTREE.finditer(text):  # PayPal Braintree: access_token$production$<id>$<hex>
             spans.add(m.start(1), m.end(1), "braintree_token", text)
+    if "IR@" in text:
+        for m in _DATAFACTORY_SHIR.finditer(text):  # Azure Data Factory: IR@<guid>@<factory>@<region>@<key>
+            spans.add(m.start(), m.end(), "datafactory_shir_key", text)
     if "AQAAAB" in text:
         for m in _JENKINS_SECRET.finditer(text):
             spans.add(m.start(1), m.end(1), "jenkins_secret", text)

@@ -1056,6 +1056,29 @@ def _config_cases():
     }
 
 
+def _vendor_cases():
+    upper = string.ascii_uppercase + string.digits
+    tokens = {
+        "tailscale-auth-key": f"tskey-auth-{r(ALNUM, 12)}CNTRL-{r(ALNUM, 33)}",
+        "adyen-api-key": f"AQEyhmfx.{r(ALNUM, 60)}",
+        "octopus-deploy-api-key": f"API-{r(upper, 26)}",
+        "scalingo-token": f"tk-us-{r(ALNUM, 48)}",
+        "airtable-personal-access-token": f"pat{r(ALNUM, 14)}.{r(HEX, 64)}",
+        "clickhouse-cloud-secret": f"4b1d{r(ALNUM, 38)}",
+        "datafactory-integration-runtime-key": f"IR@{r(HEX, 8)}-{r(HEX, 4)}-{r(HEX, 4)}-{r(HEX, 4)}-{r(HEX, 12)}"
+                                                f"@adf-app-001@we@{r(B64, 43)}=",
+    }
+    return {name: (f"pasted from the console:\n{tok}\n", [tok]) for name, tok in tokens.items()}
+
+
+@pytest.mark.parametrize("text", [
+    "see the API-REFERENCE-GUIDE-FOR-DEVELOPERS page",
+    "pathologically_long_identifier_name = 3",
+])
+def test_words_that_open_like_a_vendor_prefix_stay(text):
+    assert scrub(text) == text
+
+
 @pytest.mark.parametrize("text", [
     'variable "region" {\n  default = "eu-west-1"\n}\nvariable "db_password" {\n  sensitive = true\n}',
     'variable "db_password" {\n  default = "${var.vault_password}"\n}',
@@ -1092,7 +1115,8 @@ def test_nosey_parker_negatives_and_neighbours_stay(text):
 # every recall class above (scanner fixtures, service labels, other languages and shells, Nosey
 # Parker's shapes) through one test
 # ------------------------------------------------------------------------------------------------
-SCANNER_CASES = {**_recall_cases(), **_service_cases(), **_world_cases(), **_nosey_cases(), **_config_cases()}
+SCANNER_CASES = {**_recall_cases(), **_service_cases(), **_world_cases(), **_nosey_cases(), **_config_cases(),
+                 **_vendor_cases()}
 
 
 @pytest.mark.parametrize("name", sorted(SCANNER_CASES))
