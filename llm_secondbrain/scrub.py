@@ -1467,7 +1467,8 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
         _auth_value(text, vs, spans)
         return True
     off, n = action
-    if info[0] != _PWD and n in (8, 16, 40) and _HEX_ID.fullmatch(v, off, off + n) and _OPENPGP.search(_line_of(text, vs).lower()):
+    digits = n - 2 if v.startswith(("0x", "0X"), off) else n
+    if info[0] != _PWD and digits in (8, 16, 40) and _HEX_ID.fullmatch(v, off, off + n) and _OPENPGP.search(_line_of(text, vs).lower()):
         return True  # an OpenPGP key id or fingerprint ("gpg --recv-keys …", "user.signingkey …"): public
     spans.add(vs + off, vs + off + n, info[1], text)
     return True

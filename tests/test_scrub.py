@@ -899,6 +899,7 @@ def test_names_calls_and_variables_in_the_new_places_stay(text):
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("text", [
     "gpg --keyserver hkps://keys.openpgp.org --recv-keys " + r(HEX, 40).upper(),  # public key ids
+    "gpg --recv-keys 0x" + r(HEX, 16).upper(),
     "git config --global user.signingkey " + r(HEX, 16).upper(),
     "git config --global user.signingkey " + r(HEX, 40).upper(),
     "* **A Releaser** <<someone@keybase.io>>\n  `" + r(HEX, 40).upper() + "`",
