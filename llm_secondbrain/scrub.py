@@ -1356,57 +1356,55 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             return True  # a vendor token, already redacted
         quoted = g != 7
         return _check_value(text, info, sep, quoted, fm.group(g), fm.start(g), spans)
+    if op and _ASSIGN.match(text, b) is not None:
+        # A separator whose value the fast path could not read: _ASSIGN_VALUE is _ASSIGN followed
+        # by _VALUE's alternatives, so _VALUE fails after this separator too and no rule below applies.
+        return False
     n = len(text)
     pos = b
     sep = None
-    am = _ASSIGN.match(text, pos) if op else None
-    if am is not None:
-        sep = am.group(1)
-        pos = am.end()
-        if sep == ":" and a > 0 and text[a - 1] == ":":
-            return False  # arn:aws:...:secret:name, urn:...
-    else:
-        prev = text[a - 1] if a > 0 else ""
-        # XML element <password>...</password>
-        if prev == "<" and pos < n and text[pos] == ">":
-            end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
-            if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
-                v = text[pos + 1:end].strip()
-                if v and spans.value_fits(v, cls, True):
-                    off = text.find(v, pos + 1, end)
-                    spans.add(off, off + len(v), kind, text)
-                    return True
-            return False
-        if prev == '"' or prev == "'":
-            # <add key="ClearTextPassword" value="..."/>
-            xm = _XML_VALUE.match(text, pos)
-            if xm is not None:
-                pos = xm.end()
+    prev = text[a - 1] if a > 0 else ""
+    # XML element <password>...</password>
+    if prev == "<" and pos < n and text[pos] == ">":
+        end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
+        if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
+            v = text[pos + 1:end].strip()
+            if v and spans.value_fits(v, cls, True):
+                off = text.find(v, pos + 1, end)
+                spans.add(off, off + len(v), kind, text)
+                return True
+        return False
+    if prev == '"' or prev == "'":
+        # <add key="ClearTextPassword" value="..."/>
+        xm = _XML_VALUE.match(text, pos)
+        if xm is not None:
+            pos = xm.end()
+            sep = "="
+        elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
+            # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
+            dm = _PHP_DEFINE.match(text, pos)
+            if dm is not None:
+                pos = dm.end()
                 sep = "="
-            elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
-                # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
-                dm = _PHP_DEFINE.match(text, pos)
-                if dm is not None:
-                    pos = dm.end()
-                    sep = "="
-        if sep is None and _name_before(text, a):
-            # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
-            vf = _VALUE_FIELD.match(text, pos)
-            if vf is not None:
-                pos = vf.end()
-                sep = "="
-        if sep is None:
-            if (flag or lident in _WS_LABELS) and text[b - 1] != ".":
-                # "--password X", netrc "password X" (not the end of a sentence: "… to pass.  X")
-                j = pos
-                while j < n and text[j] in " \t":
-                    j += 1
-                if j == pos or j >= n:
-                    return False
-                pos = j
-                sep = " "
-            else:
+    if sep is None:
+        # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
+        # (the "value" field is rarer than a "key:" / "name=" before the label: it is looked for first)
+        vf = _VALUE_FIELD.match(text, pos)
+        if vf is not None and _name_before(text, a):
+            pos = vf.end()
+            sep = "="
+    if sep is None:
+        if (flag or lident in _WS_LABELS) and text[b - 1] != ".":
+            # "--password X", netrc "password X" (not the end of a sentence: "… to pass.  X")
+            j = pos
+            while j < n and text[j] in " \t":
+                j += 1
+            if j == pos or j >= n:
                 return False
+            pos = j
+            sep = " "
+        else:
+            return False
     if pos >= n:
         return False
     vm = _VALUE.match(text, pos)
