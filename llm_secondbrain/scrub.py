@@ -471,6 +471,9 @@ _ASSIGN = _lazy(r"""(?:\\?["'])?""" + _OP + r"""[ \t]*""")
 # the characters _ASSIGN and _ASSIGN_VALUE can start with (a quote, a space, a type's ":" or first
 # letter, an operator's first character): after any other, neither is tried
 _OP_START = frozenset("\\\"' \t:sS&[C.?|+=-")
+# after blanks, the character _ASSIGN needs next: a type's ":" or first letter, an operator's first
+# character (fewer blanks never help: the next character would be a blank)
+_OP_AFTER_BLANKS = frozenset(":sS&[C.?|+=-")
 _PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
 _XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
 _ASSIGN_VALUE = _lazy(
@@ -1341,7 +1344,16 @@ def _name_before(text: str, a: int) -> bool:
 
 def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     cls, kind, ident, flag, lident = info
-    op = text[b:b + 1] in _OP_START
+    c = text[b:b + 1]
+    if c == " " or c == "\t":
+        # a label, blanks and a word ("token is …", "token ABCD…"): one look past the blanks instead
+        # of two regular expressions that fail
+        j = b + 1
+        while text[j:j + 1] in (" ", "\t"):
+            j += 1
+        op = text[j:j + 1] in _OP_AFTER_BLANKS
+    else:
+        op = c in _OP_START
     fm = _ASSIGN_VALUE.match(text, b) if op else None
     if fm is not None:  # fast path: label, separator and value in one match
         sep = fm.group(1)
