@@ -1229,11 +1229,18 @@ def _code_name(tok: str) -> bool:
     if _CASE_HUMP.search(tok) is None and tok.count("_") + tok.count(".") < 2:
         return False  # no camelCase hump, no snake_case: 'NRAK-i5basoqzasyr8lurozafmt2ts29' is a key
     pieces = _NAME_PIECE.findall(tok)
-    if sum(len(p) == 1 and p.isalpha() for p in pieces) - len(_LETTER_NUMBER.findall(tok)) > 1:
+    singles = sum(len(p) == 1 and p.isalpha() for p in pieces)
+    if singles > 1 and singles - len(_LETTER_NUMBER.findall(tok)) > 1:
         return False  # random case flips leave single letters between the runs (not 'x25519.X25519')
     letters = sum(len(p) for p in pieces if not p.isdigit())
-    words = [p for p in pieces if _name_word(p)]
-    return len(words) >= 2 and sum(map(len, words)) >= max(8, 0.7 * letters)
+    need = max(8, 0.7 * letters)
+    # a word is a run of three letters or more ending in a small one: when those runs alone fall
+    # short, no vowels need counting (a random token's runs are short, so most end here)
+    runs = [p for p in pieces if len(p) >= 3 and p[-1].islower()]
+    if len(runs) < 2 or sum(map(len, runs)) < need:
+        return False
+    words = [p for p in runs if _name_word(p)]
+    return len(words) >= 2 and sum(map(len, words)) >= need
 _RANDOM_DOTTED = _lazy(r"[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{6,}){1,4}")
 # words that make a nearby high-entropy token a secret ("here is the Acme API token: ...")
 _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credential", "nøkkel",
