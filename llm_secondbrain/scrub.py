@@ -1405,11 +1405,10 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             if dm is not None:
                 pos = dm.end()
                 sep = "="
-    if sep is None:
+    if sep is None and _name_before(text, a):
         # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
-        # (the "value" field is rarer than a "key:" / "name=" before the label: it is looked for first)
         vf = _VALUE_FIELD.match(text, pos)
-        if vf is not None and _name_before(text, a):
+        if vf is not None:
             pos = vf.end()
             sep = "="
     if sep is None:

@@ -510,6 +510,9 @@ _PATHOLOGICAL = {
     "slashes": lambda n: (" / " * (n // 3 + 1))[:n],
     "quotes": lambda n: ('password="' * (n // 10 + 1))[:n],
     "at-signs": lambda n: ("a@" * (n // 2 + 1))[:n],
+    # a label, then blanks to the end: the look for a '"value":' field after it must not backtrack
+    # over the blanks once per blank
+    "label-blanks": lambda n: ("password" + " " * n)[:n],
     # one long token of word-like segments that ends in a character no name holds
     "word-segments": lambda n: ("secret 1" + "-abcdefghij" * (n // 11 + 1))[:n - 1] + "~",
 }
