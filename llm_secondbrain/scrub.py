@@ -1332,7 +1332,9 @@ _PW_STEMS = frozenset(("pass", "pw", "kennwort", "lösenord", "losenord", "wacht
 
 _IDRUN = _lazy(r"[\w.\-]{0,49}")
 _NAME_BEFORE = _lazy(r"(?:key|name|id)[\"']?\s*[:=]\s*[\"']?$", re.I)
-_VALUE_FIELD = _lazy(r"""[\"']?\s*,?\s*(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]\s*""")
+# (the blanks around the comma are one run when there is no comma: "\s*,?\s*" would split a run of
+# blanks in two every way there is, quadratic in its length when no "value" follows)
+_VALUE_FIELD = _lazy(r"""[\"']?\s*(?:,\s*)?(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]\s*""")
 
 
 def _name_before(text: str, a: int) -> bool:

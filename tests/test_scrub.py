@@ -511,8 +511,9 @@ _PATHOLOGICAL = {
     "quotes": lambda n: ('password="' * (n // 10 + 1))[:n],
     "at-signs": lambda n: ("a@" * (n // 2 + 1))[:n],
     # a label, then blanks to the end: the look for a '"value":' field after it must not backtrack
-    # over the blanks once per blank
+    # over the blanks once per blank (with and without a "name:" before the label)
     "label-blanks": lambda n: ("password" + " " * n)[:n],
+    "name-label-blanks": lambda n: ("name: password" + " " * n)[:n],
     # one long token of word-like segments that ends in a character no name holds
     "word-segments": lambda n: ("secret 1" + "-abcdefghij" * (n // 11 + 1))[:n - 1] + "~",
 }
