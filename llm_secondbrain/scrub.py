@@ -474,6 +474,7 @@ _OP_START = frozenset("\\\"' \t:sS&[C.?|+=-")
 # after blanks, the character _ASSIGN needs next: a type's ":" or first letter, an operator's first
 # character (fewer blanks never help: the next character would be a blank)
 _OP_AFTER_BLANKS = frozenset(":sS&[C.?|+=-")
+_BLANKS = _lazy(r"[ \t]*")
 _PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
 _XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
 _ASSIGN_VALUE = _lazy(
@@ -1358,8 +1359,8 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
         # a label, blanks and a word ("token is …", "token ABCD…"): one look past the blanks instead
         # of two regular expressions that fail
         j = b + 1
-        while text[j:j + 1] in (" ", "\t"):
-            j += 1
+        if text[j:j + 1] in (" ", "\t"):
+            j = _BLANKS.match(text, j).end()  # (a long run is skipped in C, not a blank at a time)
         op = text[j:j + 1] in _OP_AFTER_BLANKS
     else:
         op = c in _OP_START
@@ -1416,9 +1417,7 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     if sep is None:
         if (flag or lident in _WS_LABELS) and text[b - 1] != ".":
             # "--password X", netrc "password X" (not the end of a sentence: "… to pass.  X")
-            j = pos
-            while j < n and text[j] in " \t":
-                j += 1
+            j = _BLANKS.match(text, pos).end()
             if j == pos or j >= n:
                 return False
             pos = j
