@@ -1751,7 +1751,9 @@ def _cookies(text: str, spans: _Spans) -> None:
 
 # ---- Kubernetes Secret manifests ------------------------------------------------------------------
 _K8S_DATA = _lazy(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?\n")
-_K8S_ITEM = _lazy(r"([ \t]+)[\"']?[A-Za-z0-9_.\-]+[\"']?:[ \t]*([^\s#][^\r\n]*?)[ \t]*\r?(?:\n|$)")
+# an item's value runs to its last character that is not a blank (a lazy "[^\r\n]*?" before "[ \t]*"
+# tried every blank of a run followed by more text against the rest of the run: quadratic)
+_K8S_ITEM = _lazy(r"([ \t]+)[\"']?[A-Za-z0-9_.\-]+[\"']?:[ \t]*([^\s#](?:[^\r\n]*[^ \t\r\n])?)[ \t]*\r?(?:\n|$)")
 _K8S_JSON = _lazy(r"\"(?:data|stringData)\"\s*:\s*\{([^{}]{0,20000})\}")
 _JSON_VAL = _lazy(r"\"[^\"]{1,200}\"\s*:\s*\"([^\"]{1,10000})\"")
 

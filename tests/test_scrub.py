@@ -514,6 +514,8 @@ _PATHOLOGICAL = {
     # over the blanks once per blank (with and without a "name:" before the label)
     "label-blanks": lambda n: ("password" + " " * n)[:n],
     "name-label-blanks": lambda n: ("name: password" + " " * n)[:n],
+    # a Kubernetes Secret's item whose value has a long run of blanks inside it
+    "k8s-item-blanks": lambda n: ("kind: Secret\ndata:\n  k: v" + " " * n)[:n - 1] + "x",
     # one long token of word-like segments that ends in a character no name holds
     "word-segments": lambda n: ("secret 1" + "-abcdefghij" * (n // 11 + 1))[:n - 1] + "~",
 }
