@@ -1530,8 +1530,8 @@ def _auth_value(text: str, pos: int, spans: _Spans) -> None:
 
 def _credential_token(text, s, v, scheme, spans) -> None:
     v = v.rstrip(".,;")
-    if _MARK in v or _placeholder(v, v.lower()):
-        return
+    if not v or _MARK in v or _placeholder(v, v.lower()):
+        return  # (nothing left after the punctuation: "Authorization: Bearer ........")
     if scheme == "basic":
         if _b64_placeholder(v):
             return  # base64 of "username:password"
