@@ -482,6 +482,10 @@ _ASSIGN = _lazy(r"""(?:\\?["'])?""" + _OP + r"""[ \t]*""")
 # the characters _ASSIGN and _ASSIGN_VALUE can start with (a quote, a space, a type's ":" or first
 # letter, an operator's first character): after any other, neither is tried
 _OP_START = frozenset("\\\"' \t:sS&[C.?|+=-")
+# after blanks, the character _ASSIGN needs next: a type's ":" or first letter, an operator's first
+# character (fewer blanks never help: the next character would be a blank)
+_OP_AFTER_BLANKS = frozenset(":sS&[C.?|+=-")
+_BLANKS = _lazy(r"[ \t]*")
 _PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
 _XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
 _ASSIGN_VALUE = _lazy(
@@ -1251,11 +1255,18 @@ def _code_name(tok: str) -> bool:
     if _CASE_HUMP.search(tok) is None and tok.count("_") + tok.count(".") < 2:
         return False  # no camelCase hump, no snake_case: 'NRAK-i5basoqzasyr8lurozafmt2ts29' is a key
     pieces = _NAME_PIECE.findall(tok)
-    if sum(len(p) == 1 and p.isalpha() for p in pieces) - len(_LETTER_NUMBER.findall(tok)) > 1:
+    singles = sum(len(p) == 1 and p.isalpha() for p in pieces)
+    if singles > 1 and singles - len(_LETTER_NUMBER.findall(tok)) > 1:
         return False  # random case flips leave single letters between the runs (not 'x25519.X25519')
     letters = sum(len(p) for p in pieces if not p.isdigit())
-    words = [p for p in pieces if _name_word(p)]
-    return len(words) >= 2 and sum(map(len, words)) >= max(8, 0.7 * letters)
+    need = max(8, 0.7 * letters)
+    # a word is a run of three letters or more ending in a small one: when those runs alone fall
+    # short, no vowels need counting (a random token's runs are short, so most end here)
+    runs = [p for p in pieces if len(p) >= 3 and p[-1].islower()]
+    if len(runs) < 2 or sum(map(len, runs)) < need:
+        return False
+    words = [p for p in runs if _name_word(p)]
+    return len(words) >= 2 and sum(map(len, words)) >= need
 _RANDOM_DOTTED = _lazy(r"[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{6,}){1,4}")
 # words that make a nearby high-entropy token a secret ("here is the Acme API token: ...")
 _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credential", "nøkkel",
@@ -1347,7 +1358,9 @@ _PW_STEMS = frozenset(("pass", "pw", "kennwort", "lösenord", "losenord", "wacht
 
 _IDRUN = _lazy(r"[\w.\-]{0,49}")
 _NAME_BEFORE = _lazy(r"(?:key|name|id)[\"']?\s*[:=]\s*[\"']?$", re.I)
-_VALUE_FIELD = _lazy(r"""[\"']?\s*,?\s*(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]\s*""")
+# (the blanks around the comma are one run when there is no comma: "\s*,?\s*" would split a run of
+# blanks in two every way there is, quadratic in its length when no "value" follows)
+_VALUE_FIELD = _lazy(r"""[\"']?\s*(?:,\s*)?(?:\r?\n[ \t-]*)?[\"']?value[\"']?\s*[:=]\s*""")
 
 
 def _name_before(text: str, a: int) -> bool:
@@ -1366,7 +1379,16 @@ def _name_before(text: str, a: int) -> bool:
 
 def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     cls, kind, ident, flag, lident = info
-    op = text[b:b + 1] in _OP_START
+    c = text[b:b + 1]
+    if c == " " or c == "\t":
+        # a label, blanks and a word ("token is …", "token ABCD…"): one look past the blanks instead
+        # of two regular expressions that fail
+        j = b + 1
+        if text[j:j + 1] in (" ", "\t"):
+            j = _BLANKS.match(text, j).end()  # (a long run is skipped in C, not a blank at a time)
+        op = text[j:j + 1] in _OP_AFTER_BLANKS
+    else:
+        op = c in _OP_START
     fm = _ASSIGN_VALUE.match(text, b) if op else None
     if fm is not None:  # fast path: label, separator and value in one match
         sep = fm.group(1)
@@ -1381,57 +1403,52 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             return True  # a vendor token, already redacted
         quoted = g != 7
         return _check_value(text, info, sep, quoted, fm.group(g), fm.start(g), spans)
+    if op and _ASSIGN.match(text, b) is not None:
+        # A separator whose value the fast path could not read: _ASSIGN_VALUE is _ASSIGN followed
+        # by _VALUE's alternatives, so _VALUE fails after this separator too and no rule below applies.
+        return False
     n = len(text)
     pos = b
     sep = None
-    am = _ASSIGN.match(text, pos) if op else None
-    if am is not None:
-        sep = am.group(1)
-        pos = am.end()
-        if sep == ":" and a > 0 and text[a - 1] == ":":
-            return False  # arn:aws:...:secret:name, urn:...
-    else:
-        prev = text[a - 1] if a > 0 else ""
-        # XML element <password>...</password>
-        if prev == "<" and pos < n and text[pos] == ">":
-            end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
-            if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
-                v = text[pos + 1:end].strip()
-                if v and spans.value_fits(v, cls, True):
-                    off = text.find(v, pos + 1, end)
-                    spans.add(off, off + len(v), kind, text)
-                    return True
-            return False
-        if prev == '"' or prev == "'":
-            # <add key="ClearTextPassword" value="..."/>
-            xm = _XML_VALUE.match(text, pos)
-            if xm is not None:
-                pos = xm.end()
+    prev = text[a - 1] if a > 0 else ""
+    # XML element <password>...</password>
+    if prev == "<" and pos < n and text[pos] == ">":
+        end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
+        if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
+            v = text[pos + 1:end].strip()
+            if v and spans.value_fits(v, cls, True):
+                off = text.find(v, pos + 1, end)
+                spans.add(off, off + len(v), kind, text)
+                return True
+        return False
+    if prev == '"' or prev == "'":
+        # <add key="ClearTextPassword" value="..."/>
+        xm = _XML_VALUE.match(text, pos)
+        if xm is not None:
+            pos = xm.end()
+            sep = "="
+        elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
+            # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
+            dm = _PHP_DEFINE.match(text, pos)
+            if dm is not None:
+                pos = dm.end()
                 sep = "="
-            elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
-                # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
-                dm = _PHP_DEFINE.match(text, pos)
-                if dm is not None:
-                    pos = dm.end()
-                    sep = "="
-        if sep is None and _name_before(text, a):
-            # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
-            vf = _VALUE_FIELD.match(text, pos)
-            if vf is not None:
-                pos = vf.end()
-                sep = "="
-        if sep is None:
-            if (flag or lident in _WS_LABELS) and text[b - 1] != ".":
-                # "--password X", netrc "password X" (not the end of a sentence: "… to pass.  X")
-                j = pos
-                while j < n and text[j] in " \t":
-                    j += 1
-                if j == pos or j >= n:
-                    return False
-                pos = j
-                sep = " "
-            else:
+    if sep is None and _name_before(text, a):
+        # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
+        vf = _VALUE_FIELD.match(text, pos)
+        if vf is not None:
+            pos = vf.end()
+            sep = "="
+    if sep is None:
+        if (flag or lident in _WS_LABELS) and text[b - 1] != ".":
+            # "--password X", netrc "password X" (not the end of a sentence: "… to pass.  X")
+            j = _BLANKS.match(text, pos).end()
+            if j == pos or j >= n:
                 return False
+            pos = j
+            sep = " "
+        else:
+            return False
     if pos >= n:
         return False
     vm = _VALUE.match(text, pos)
@@ -1539,8 +1556,8 @@ def _auth_value(text: str, pos: int, spans: _Spans) -> None:
 
 def _credential_token(text, s, v, scheme, spans) -> None:
     v = v.rstrip(".,;")
-    if _MARK in v or _placeholder(v, v.lower()):
-        return
+    if not v or _MARK in v or _placeholder(v, v.lower()):
+        return  # (nothing left after the punctuation: "Authorization: Bearer ........")
     if scheme == "basic":
         if _b64_placeholder(v):
             return  # base64 of "username:password"
@@ -1760,7 +1777,9 @@ def _cookies(text: str, spans: _Spans) -> None:
 
 # ---- Kubernetes Secret manifests ------------------------------------------------------------------
 _K8S_DATA = _lazy(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?\n")
-_K8S_ITEM = _lazy(r"([ \t]+)[\"']?[A-Za-z0-9_.\-]+[\"']?:[ \t]*([^\s#][^\r\n]*?)[ \t]*\r?(?:\n|$)")
+# an item's value runs to its last character that is not a blank (a lazy "[^\r\n]*?" before "[ \t]*"
+# tried every blank of a run followed by more text against the rest of the run: quadratic)
+_K8S_ITEM = _lazy(r"([ \t]+)[\"']?[A-Za-z0-9_.\-]+[\"']?:[ \t]*([^\s#](?:[^\r\n]*[^ \t\r\n])?)[ \t]*\r?(?:\n|$)")
 _K8S_JSON = _lazy(r"\"(?:data|stringData)\"\s*:\s*\{([^{}]{0,20000})\}")
 _JSON_VAL = _lazy(r"\"[^\"]{1,200}\"\s*:\s*\"([^\"]{1,10000})\"")
 
@@ -2122,7 +2141,8 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
         skip.sort()
     _tokens(text, low, spans, skip)
     _keywords(text, low, spans, skip)
-    # (a one-character look first where the longer trigger is rare: it is a memchr)
+    # (a one-character look first where the longer trigger is rare: it is a memchr, where a
+    # search for a word of two or more characters costs about ten times as much)
     if "/" in text and " / " in text:
         _pairs(text, low, spans)
     if "b" in low and ("bearer" in low or "basic" in low):
@@ -2132,7 +2152,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
             _url_creds(text, spans)
         if "sqlplus" in low or "jdbc:oracle" in low:
             _oracle(text, spans)
-    if ("-" in text and " -" in text) or "net user" in low or ("echo" in text and "|" in text):
+    if ("-" in text and " -" in text) or "net user" in low or ("|" in text and "echo" in text):
         _cli(text, low, spans)
         if " -b " in text:
             _cookies(text, spans)
@@ -2141,7 +2161,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
     if "BUNDLE_" in text:
         for m in _BUNDLER.finditer(text):  # Bundler's per-host credentials, "user:password"
             _value_after(text, low, m.start(), m.end(), (_PWD, "password", m.group(), False, m.group().lower()), spans)
-    if "pgpass" in low or (":" in text and (":5432:" in text or ":*:" in text)):
+    if "pgpass" in low or (":" in text and (":5432:" in text or ("*" in text and ":*:" in text))):
         for m in _PGPASS.finditer(text):
             v = m.group(1)
             if _cli_value_ok(v):
@@ -2170,7 +2190,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
         for m in _VAULT_UNSEAL.finditer(text):
             if _entropy_ok(m.group(1), 20):
                 spans.add(m.start(1), m.end(1), "vault_unseal_key", text)
-    if "Credential(" in text or "DirectoryEntry(" in text:
+    if "(" in text and ("Credential(" in text or "DirectoryEntry(" in text):
         for m in _DOTNET_CREDENTIAL.finditer(text):  # .NET: new NetworkCredential("user", "password")
             if _cli_value_ok(m.group(1)):
                 spans.add(m.start(1), m.end(1), "password", text)
@@ -2181,7 +2201,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
     if "NRAL" in text or "-NRMA" in text:
         for m in _NEW_RELIC.finditer(text):
             spans.add(m.start(), m.end(), "new_relic_key", text)
-    if "$production$" in text or "$sandbox$" in text:
+    if "$" in text and ("$production$" in text or "$sandbox$" in text):
         for m in _BRAINTREE.finditer(text):  # PayPal Braintree: access_token$production$<id>$<hex>
             spans.add(m.start(1), m.end(1), "braintree_token", text)
     if "IR@" in text:

@@ -453,6 +453,8 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
 @example("token for staging: eyJVT4u0hK9dXwCJZFv1spSKKeEGOEDhaqi1.eyJL8jHNKzdItF4rlLpfifYoZZgZVw22Of5WE7XDZu2pHGtk"
          "yr-O0FrP10DwrMU.Foz1XcK9RDJeYyj5D21boUMuGZ6ejXPNGHGUV_9WXHQaz login -u 1b2c -p UPb4PQe9TIoJ! "
          "--tenant 3d4ePASSWORD_MIN_LENGTH = 12", False)
+# an Authorization value of punctuation only ("Bearer ........") raised IndexError
+@example("Authorization: Bearer ..........", False)
 def test_never_raises_and_is_idempotent(text, emails):
     out, counts = scrub_report(text, strip_emails=emails)
     assert isinstance(out, str)
@@ -510,6 +512,12 @@ _PATHOLOGICAL = {
     "slashes": lambda n: (" / " * (n // 3 + 1))[:n],
     "quotes": lambda n: ('password="' * (n // 10 + 1))[:n],
     "at-signs": lambda n: ("a@" * (n // 2 + 1))[:n],
+    # a label, then blanks to the end: the look for a '"value":' field after it must not backtrack
+    # over the blanks once per blank (with and without a "name:" before the label)
+    "label-blanks": lambda n: ("password" + " " * n)[:n],
+    "name-label-blanks": lambda n: ("name: password" + " " * n)[:n],
+    # a Kubernetes Secret's item whose value has a long run of blanks inside it
+    "k8s-item-blanks": lambda n: ("kind: Secret\ndata:\n  k: v" + " " * n)[:n - 1] + "x",
     # one long token of word-like segments that ends in a character no name holds
     "word-segments": lambda n: ("secret 1" + "-abcdefghij" * (n // 11 + 1))[:n - 1] + "~",
 }
