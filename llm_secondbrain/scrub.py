@@ -1985,16 +1985,20 @@ def _pairs(text: str, low: str, spans: _Spans) -> None:
             continue
         tok, s = _trim(wm.group(), wm.start())
         shape = _pw_shape(tok)
-        if shape == 2 or (shape == 1 and _one_word_before(low, bol, nxt)):
+        if shape == 2 or (shape == 1 and _login_pair(low, bol, nxt, tok)):
             spans.add(s, s + len(tok), "password", text)
 
 
-def _one_word_before(low: str, bol: int, j: int) -> bool:
+def _login_pair(low: str, bol: int, j: int, pw: str) -> bool:
     """': admin / …' — a user name alone between the colon and the slash makes the pair a login,
-    so a letters-and-digits password ('Hytta2024') counts there, not in 'read / write2'."""
+    so a letters-and-digits password ('Hytta2024') counts there, not in 'read / write2'; unless
+    it is the user's name or a placeholder word with digits after it ('demo / demo1234')."""
     c = low.rfind(":", bol, j)
-    left = low[c + 1:j].strip()
-    return c >= 0 and bool(left) and " " not in left and "\t" not in left
+    user = low[c + 1:j].strip()
+    if c < 0 or not user or " " in user or "\t" in user:
+        return False
+    stem = pw.lower().rstrip("0123456789!")
+    return stem != user and stem not in _PLACEHOLDER_WORDS and stem not in _DEFAULT_PASSWORDS
 
 
 def _trim(tok: str, s: int) -> tuple[str, int]:

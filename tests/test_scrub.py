@@ -1097,6 +1097,7 @@ def test_words_that_open_like_a_vendor_prefix_stay(text):
     "SENTRY_DSN=https://" + r(HEX, 32) + "@o4504.ingest.sentry.io/4504",  # a DSN's public key
     "git clone https://x-access-token@github.com/acme/app.git",
     "login page: GET / POST2, then the redirect",  # not a user and a password
+    "test user: demo / demo1234",  # a demo account's documented login
     "user account settings: see the docs / Chapter12",
 ])
 def test_config_references_patterns_and_public_keys_stay(text):
