@@ -1059,8 +1059,10 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
     if "[redacted:" in window:
         window = _MARK_RE.sub(" ", window)
     window = _without_random_runs(window)
-    vendor = _CTX_GOOD_RE.search(window) is None
-    if _CTX_BAD_RE.search(window) is not None or (vendor and not _vendor_label(low, a, s, tok, is_hex, mixed_case)):
+    if _CTX_BAD_RE.search(window) is not None:
+        return False  # "sha256", "commit", "fingerprint", ...: a hash or an id
+    vendor = not _names_a_secret(window)
+    if vendor and not _vendor_label(low, a, s, tok, is_hex, mixed_case):
         return False  # no secret word nor a service's name as the label; or "sha256", "commit", ...
     # a value of a non-secret label right before ("client_id=...", "trace_id: ..."): an id, even
     # beside a service's name ("AUTH0_CLIENT_ID=…"), where a service's own name labels its key
@@ -1243,6 +1245,37 @@ _CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "sign
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
 _CTX_GOOD_RE = _lazy("|".join(map(re.escape, _CTX_GOOD)))  # one scan instead of a word at a time
 _CTX_BAD_RE = _lazy("|".join(map(re.escape, _CTX_BAD)))
+# the context words a label can end in: inside a longer name they may name something else
+_CTX_LABEL_WORDS = frozenset(("token", "secret", "key", "passw", "credential"))
+_VERSION_TAIL = _lazy(r"[_-]*v?\d+$")
+_PASSWORD_REST = _lazy(r"ord|d|ort")
+
+
+def _names_a_secret(window: str) -> bool:
+    """Does a secret word in the lower-cased window name a secret, not open another name?
+
+    "token", "key", "secret" also open names that are no secret's label: PyExc_KeyError,
+    keyDetails, tokenizer, PBKDF2PasswordHasher, key_spec. A word that ends its name (a bare
+    "key", "apiKey", "scalewaykey", "api_tokens", "GITHUB_TOKEN_V2", "com.x.credentials.y")
+    counts; one followed by more of the name counts only when the whole name is a secret's
+    label, judged as the label rules judge one ("secret_key_base", "secretkey").
+    """
+    for m in _CTX_GOOD_RE.finditer(window):
+        word = m.group()
+        if word not in _CTX_LABEL_WORDS:
+            return True  # "bearer", "webhook", "dsn", "nøkkel", ...
+        a, b, n = m.start(), m.end(), len(window)
+        while a > 0 and window[a - 1] in _IDCHARS and window[a - 1] != ".":
+            a -= 1
+        if word == "passw":
+            b = _PASSWORD_REST.match(window, b).end()  # "password", "passwd", "passwort"
+        e = b
+        while e < n and window[e] in _IDCHARS and window[e] != ".":
+            e += 1
+        rest = _VERSION_TAIL.sub("", window[b:e])
+        if rest in ("", "s") or _label_info(window[a:e])[0] != _NOT:
+            return True
+    return False
 
 
 # ---- labelled values ------------------------------------------------------------------------

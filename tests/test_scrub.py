@@ -1070,3 +1070,37 @@ def test_scanner_fixture_classes_and_short_shapes_are_caught(name):
     out = scrub(text)
     for secret in secrets:
         assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+
+
+# ------------------------------------------------------------------------------------------------
+# real text nobody here wrote (installed packages' sources and docs): classes of wrong redactions
+# ------------------------------------------------------------------------------------------------
+_TOKEN = r(ALNUM, 32)
+MACHINE_NEGATIVES = {
+    # a secret word that opens another name is no context: KeyError, keyDetails, a hasher, a spec
+    "context-word-opens-a-name": f"except KeyError:\n    return {_TOKEN}",
+    "context-word-camel-name": f"keyDetails === {_TOKEN}",
+    "context-word-class-name": f"a tokenizer splits {_TOKEN}",
+    "context-word-snake-name": f"elif key_spec == {_TOKEN}:",
+}
+MACHINE_POSITIVES = {
+    # ... while a word that ends its name, or a name that is a secret's label, still counts
+    "context-word-ends-name": (f"the api_tokens: [{_TOKEN}]", [_TOKEN]),
+    "context-word-versioned": (f"GITHUB_TOKEN_V2 {_TOKEN}", [_TOKEN]),
+    "context-word-in-a-path": (f"<com.example.credentials.Impl>\n  <id>{{{_TOKEN}}}</id>", [_TOKEN]),
+    "context-word-label-name": (f"secret_key_base {_TOKEN}", [_TOKEN]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MACHINE_NEGATIVES))
+def test_real_text_on_this_machine_is_left_alone(name):
+    text = MACHINE_NEGATIVES[name]
+    assert scrub(text) == text
+
+
+@pytest.mark.parametrize("name", sorted(MACHINE_POSITIVES))
+def test_the_secrets_beside_those_classes_are_still_redacted(name):
+    text, secrets = MACHINE_POSITIVES[name]
+    out = scrub(text)
+    for secret in secrets:
+        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
