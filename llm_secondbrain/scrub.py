@@ -50,6 +50,8 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 
+from .scrub_release import in_code_position, module_attribute
+
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
 RULES_VERSION = 5
@@ -970,8 +972,9 @@ def _shapes(text, low, s, e, tok, spans) -> None:
         lp = pre.lower()
         if not lp.startswith(("sha", "md5", "blake", "crc", "node", "python", "linux", "release", "build", "commit", "data", "image")):
             up, lo, dg = _classes(body)
-            if dg and ((up and lo) or (_HEX.fullmatch(body) and len(body) >= 32)):
-                spans.add(s, e, "api_token", text)
+            if dg and ((up and lo) or (_HEX.fullmatch(body) and len(body) >= 32)) and not (
+                    _code_name(tok) or in_code_position(text, s, e, tok)):
+                spans.add(s, e, "api_token", text)  # (not a name in code: "NpyDatetime_ConvertDatetime64ToDatetimeStruct")
                 return
     # context: a secret word shortly before, no hash / id / public word
     _contextual(text, low, s, e, tok, spans)
@@ -1046,7 +1049,9 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     if secret is None:
         secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo) and not (
             _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok)
-    if secret:  # (not a name in code, base64 of 'username:password', a public key, an EXAMPLE)
+    # (not a name in code, base64 of 'username:password', a public key, an EXAMPLE; and, read
+    # outside the memo as it looks past the token, not a name called or typed in code)
+    if secret and not in_code_position(text, s, e, tok):
         spans.add(s, e, "secret", text)
 
 
@@ -1218,8 +1223,8 @@ def _code_name(tok: str) -> bool:
     often short, are not judged by this). A name has camelCase humps or snake_case joints;
     without them the runs of a random lower-case body make words too often.
     """
-    if "." in tok and (_wordy(tok) >= 0.7 or _DOTTED_NAME.search(tok)):
-        return True  # a module's attribute: "http2.sensitiveHeaders"
+    if "." in tok and (_wordy(tok) >= 0.7 or _DOTTED_NAME.search(tok) or module_attribute(tok)):
+        return True  # a module's attribute: "http2.sensitiveHeaders", "ed25519.Ed25519PublicKey"
     if tok[0].islower() and _CAMEL_NAME.fullmatch(tok) and sum(
             len(h) > 2 and _VOWEL.search(h) is not None for h in _HUMP.findall(tok)) >= 3:
         return True  # camelCase: "xmlSecTransformRsaPkcs1Id"

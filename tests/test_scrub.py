@@ -1082,6 +1082,14 @@ MACHINE_NEGATIVES = {
     "context-word-camel-name": f"keyDetails === {_TOKEN}",
     "context-word-class-name": f"a tokenizer splits {_TOKEN}",
     "context-word-snake-name": f"elif key_spec == {_TOKEN}:",
+    # names in code: a module's attribute, a call, a dotted return type, a generic shape made of words
+    "module-attribute": "isinstance(key, (ed25519.Ed25519PrivateKey, ed25519.Ed25519PublicKey))",
+    "module-attribute-type": "    Key: _win32typing.PyPROPERTYKEY, riid: _win32typing.PyIID, /",
+    "called-name": 'the key:\n    DRAFT201909.optional_cases_of(name="anchor"),',
+    "called-macro": "    PyObject *key, PyObject* value)\n{\n    Proxy__ENSURE_WRAPPED_OR_RETURN_MINUS1(self);",
+    "dotted-return-type": "def pathing_grid(self, token) -> s2clientprotocol.common_pb2.ImageData:",
+    "generic-shape-of-words": "int convert_datetime64_to_datetimestruct "
+                              '"NpyDatetime_ConvertDatetime64ToDatetimeStruct" (',
 }
 MACHINE_POSITIVES = {
     # ... while a word that ends its name, or a name that is a secret's label, still counts
@@ -1089,6 +1097,9 @@ MACHINE_POSITIVES = {
     "context-word-versioned": (f"GITHUB_TOKEN_V2 {_TOKEN}", [_TOKEN]),
     "context-word-in-a-path": (f"<com.example.credentials.Impl>\n  <id>{{{_TOKEN}}}</id>", [_TOKEN]),
     "context-word-label-name": (f"secret_key_base {_TOKEN}", [_TOKEN]),
+    "random-dotted-after-label": (f"auth token: {_TOKEN[:10]}.{_TOKEN[10:]}, next", [_TOKEN[10:]]),
+    "token-after-arrow-in-prose": (f"rotated the token -> {_TOKEN}", [_TOKEN]),
+    "generic-prefixed-random": (f"the build uses acme_{_TOKEN}", [_TOKEN]),
 }
 
 

@@ -1,0 +1,57 @@
+"""Precision checks for the scrubber: shapes of real text that release a token judged a secret.
+
+The scrubber first decides that a token is a secret (a secret word nearby, a generic
+``prefix_<random>`` shape); only then are these checks asked whether the token is in fact a
+name in code, an id or encoded text. They read the token and the few characters around it,
+never the whole document, so they keep the scan linear, and they are never asked about a
+vendor-shaped key or a private key: those are redacted whatever their surroundings.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+
+@functools.cache
+def _rx(src: str) -> re.Pattern:
+    """Compile on first use: importing the scrubber must stay cheap."""
+    return re.compile(src)
+
+
+_DOTTED_IDENT = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+# a module's attribute: a lower-case module name (letters, digits, '_', one vowel at least:
+# "ed25519", "s2clientprotocol", "_win32typing") and names after dots
+_MODULE_ATTR = r"_*(?=[a-z0-9_]*[aeiouy])[a-z][a-z0-9_]*(?:\.[A-Za-z_]\w*)+"
+
+
+# the pieces a name is cut into at case changes and digits ("PyCMDIFrameWnd": Py CMDI Frame Wnd)
+_NAME_PIECE = r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d+|[A-Z]"
+
+
+def module_attribute(tok: str) -> bool:
+    """'ed25519.Ed25519PublicKey', 's2clientprotocol.common_pb2.ImageData': a module's name.
+
+    A generated token with a dot has random, mixed-case parts (a Discord or a JWT-like token):
+    its first part is seldom a lower-case word of letters and digits (1 in 100 at six
+    characters), and its case flips at random, leaving single capitals between the runs, where
+    a name's parts are words, acronyms and numbers (at most one stray capital a part).
+    """
+    if "." not in tok or _rx(_MODULE_ATTR).fullmatch(tok) is None:
+        return False
+    piece = _rx(_NAME_PIECE)
+    return all(sum(len(p) == 1 and p.isupper() for p in piece.findall(part)) <= 1
+               for part in tok.split(".")[1:])
+
+
+def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
+    """Is the identifier at [s, e) called, or a function's return type? Then it is code.
+
+    A secret is a literal: it is never called ('DRAFT201909.optional_cases_of(name=…)',
+    'Proxy__ENSURE_WRAPPED(self)') nor written after '->' as a dotted return type
+    ('-> _win32typing.PyCMDIFrameWnd: ...'), where a bare token may be prose ('old -> new').
+    """
+    if _rx(_DOTTED_IDENT).fullmatch(tok) is None:
+        return False
+    if text.startswith("(", e):
+        return True
+    return "." in tok and text[max(0, s - 3):s].rstrip(" \t").endswith("->")
