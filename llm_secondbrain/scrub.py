@@ -718,7 +718,7 @@ class _Spans:
     verdict that depends on the value alone (or on a token and the text of its context window)
     is reached once per document (and forgotten with it).
     """
-    __slots__ = ("items", "filler", "value_ok", "verdicts", "context")
+    __slots__ = ("items", "filler", "value_ok", "verdicts", "context", "shared")
 
     def __init__(self):
         self.items: list[tuple[int, int, str]] = []
@@ -726,6 +726,7 @@ class _Spans:
         self.value_ok: dict[tuple, bool] = {}
         self.verdicts: dict[tuple, tuple] = {}  # _value_verdict, by value, separator and label
         self.context: dict[tuple, bool] = {}  # _secret_context, by token and context window
+        self.shared: dict[str, bool] = {}  # _plain_label_holds, by value (at most _MAX_SHARED)
 
     def add(self, s: int, e: int, kind: str, text: str) -> None:
         if e <= s:
@@ -1482,8 +1483,58 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
     off, n = action
     if info[0] != _PWD and n in (8, 16, 40) and _HEX_ID.fullmatch(v, off, off + n) and _OPENPGP.search(_line_of(text, vs).lower()):
         return True  # an OpenPGP key id or fingerprint ("gpg --recv-keys …", "user.signingkey …"): public
+    if _plain_label_holds(text, v[off:off + n], vs + off, spans):
+        return True  # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
     spans.add(vs + off, vs + off + n, info[1], text)
     return True
+
+
+_MAX_SHARED = 64  # distinct values looked for per document: a bounded cost
+_SHARED_REACH = 4000  # how far from the value its other holders are looked for
+_SHARED_LOOKS = 8  # other copies looked at per value
+
+
+def _plain_label_holds(text: str, v: str, vs: int, spans: _Spans) -> bool:
+    """Is the value at vs also the value of a label that names no secret, nearby?
+
+    A type or an enum is everyone's value: "password: Incomplete" beside "user: Incomplete",
+    "password: ReadableBuffer, salt: ReadableBuffer", "__pyx_v_bytes_key = ((PyObject*)__pyx_t_3)"
+    beside "__pyx_v_bytes_value = ((PyObject*)__pyx_t_3)". A secret is its own label's value;
+    a label that holds it too is about it ("password_confirmation", "old_password"), so only a
+    label without a secret word ("user", "salt", "func") counts. Looked for within a few
+    thousand characters, for a bounded number of distinct values per document.
+    """
+    held = spans.shared.get(v)
+    if held is not None:
+        return held
+    if len(spans.shared) >= _MAX_SHARED:
+        return False
+    held = spans.shared[v] = _plain_holder(text, v, vs)
+    return held
+
+
+def _plain_holder(text: str, v: str, vs: int) -> bool:
+    lo, hi = max(0, vs - _SHARED_REACH), min(len(text), vs + len(v) + _SHARED_REACH)
+    i = text.find(v, lo, hi)
+    looks = 0
+    while i >= 0 and looks < _SHARED_LOOKS:
+        if i != vs and _bounded(text, i, i + len(v)):
+            looks += 1
+            j = i
+            while j > lo and text[j - 1] in " \t\"'`":
+                j -= 1
+            if j > lo and text[j - 1] in ":=":
+                k = j - 1
+                while k > lo and text[k - 1] in " \t\"'`":
+                    k -= 1
+                b = k
+                while k > lo and text[k - 1] in _IDCHARS and b - k < 64:
+                    k -= 1
+                label = text[k:b].lower()
+                if label and _STEM.search(label) is None:
+                    return True
+        i = text.find(v, i + len(v), hi)
+    return False
 
 
 _HEX_ID = _lazy(r"(?:0x)?[0-9A-Fa-f]+")

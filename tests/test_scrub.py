@@ -1090,6 +1090,10 @@ MACHINE_NEGATIVES = {
     "dotted-return-type": "def pathing_grid(self, token) -> s2clientprotocol.common_pb2.ImageData:",
     "generic-shape-of-words": "int convert_datetime64_to_datetimestruct "
                               '"NpyDatetime_ConvertDatetime64ToDatetimeStruct" (',
+    # a type or a setting that a label without a secret word holds too
+    "type-annotation-shared": "def scrypt(password: ReadableBuffer, *, salt: ReadableBuffer, n: int) -> bytes: ...",
+    "stub-attribute-shared": "class URL:\n    scheme: Incomplete\n    username: Incomplete\n    password: Incomplete\n",
+    "mapping-shared": "FILTERS = {\n    'pass': 'bandpass',\n    'bp': 'bandpass',\n}",
 }
 MACHINE_POSITIVES = {
     # ... while a word that ends its name, or a name that is a secret's label, still counts
@@ -1100,6 +1104,9 @@ MACHINE_POSITIVES = {
     "random-dotted-after-label": (f"auth token: {_TOKEN[:10]}.{_TOKEN[10:]}, next", [_TOKEN[10:]]),
     "token-after-arrow-in-prose": (f"rotated the token -> {_TOKEN}", [_TOKEN]),
     "generic-prefixed-random": (f"the build uses acme_{_TOKEN}", [_TOKEN]),
+    "password-confirmed": ("password: Vinter2026!x\npassword_confirmation: Vinter2026!x", ["Vinter2026!x"]),
+    "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
+                               ["Vinter2026!x"]),
 }
 
 
