@@ -50,7 +50,7 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 
-from .scrub_release import in_code_position, module_attribute
+from .scrub_release import code_expression, in_code_position, module_attribute
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
@@ -565,7 +565,9 @@ def _is_reference(v: str, quoted: bool) -> bool:
     if first in _REF_FIRST:
         # a leading "{" / "(" / "[" / "%" / "<" only means code when it is not part of a password
         # like "{x9Fq..." — require something identifier-like right after.
-        if first in "{([%<" and len(v) > 1 and not (v[1].isalpha() or v[1] in "{%$_'\" ") and not lv.startswith(("[redacted", "<%", "{%", "{{", "%(")):
+        # ("((PyObject*)__pyx_t_3": a cast inside parentheses; "[^/]+/": a regular expression's class)
+        nxt = v.lstrip("(")[:1] if first == "(" else v[1:2]
+        if first in "{([%<" and len(v) > 1 and not (nxt.isalpha() or nxt in "{%$_'\" " or (first == "[" and nxt == "^")) and not lv.startswith(("[redacted", "<%", "{%", "{{", "%(")):
             return False
         if first == "%" and _PERCENT_REF.match(v) is None:
             return False  # not %APPDATA% / %(name)s / %s: a key that happens to open with '%'
@@ -1049,8 +1051,10 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     secret = spans.context.get(key)
     if secret is None:
         secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo) and not (
-            _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok)
-    # (not a name in code, base64 of 'username:password', a public key, an EXAMPLE; and, read
+            _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok
+            or code_expression(tok) or (not (up and lo) and _wordy(tok) >= 0.8))
+    # (not a name in code or a sum of names, base64 of 'username:password', a public key, an
+    # EXAMPLE, a name of words in one case ("oauth2credentialprovider"); and, read
     # outside the memo as it looks past the token, not a name called or typed in code)
     if secret and not in_code_position(text, s, e, tok):
         spans.add(s, e, "secret", text)
@@ -1425,8 +1429,8 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
                 # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
                 dm = _PHP_DEFINE.match(text, pos)
-                if dm is not None:
-                    pos = dm.end()
+                if dm is not None and text[dm.end():dm.end() + 1] in ("\"", "'"):
+                    pos = dm.end()  # (a bare argument is a variable or a keyword: 'prompt("Password", hide_input=True)')
                     sep = "="
         if sep is None and _name_before(text, a):
             # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
@@ -1597,6 +1601,8 @@ def _auth_value(text: str, pos: int, spans: _Spans) -> None:
     v = m.group(2)
     if scheme and scheme not in _SCHEMES and scheme not in ("sharedkey", "hmac", "aws4-hmac-sha256", "zoho-oauthtoken", "klaviyo-api-key"):
         return
+    if not scheme and (_is_reference(v, False) or _is_compound_name(v)):
+        return  # a variable ("self._expected_authorization") or a header's name ("x-amz-content-sha256")
     _credential_token(text, m.start(2), v, scheme, spans)
 
 
@@ -1914,8 +1920,8 @@ def _pw_shape(tok: str) -> int:
         return 0
     if tok.startswith(("#", "@", "/", "~/", "./", "$", "%", "<", "{{", "[REDACTED", "http")):
         return 0
-    if tok[0] == tok[-1] and tok[0] in "*_" and tok[1:-1].isalpha():
-        return 0  # Markdown emphasis: "*Type*"
+    if tok[0] in "*_" and tok.strip("*_").replace("_", "").isalpha():
+        return 0  # Markdown or reStructuredText emphasis: "*Type*", "*makes", "*codec_errors*"
     if tok[0] == "{" and (tok[1:2].isalnum() or tok[1:2] in "_}"):
         return 0  # an f-string's or a format's field: "{password!r}", "{0}"
     if tok[0] == "&" and tok[1:6].lower().startswith(("lt;", "#x3c;", "#60;")):
@@ -1934,6 +1940,8 @@ def _pw_shape(tok: str) -> int:
         return 0  # a question: "(file? command-line? env. variable?)"
     if not digits and (tok.count("(") != tok.count(")") or tok.count("[") != tok.count("]")):
         return 0  # a word and its punctuation ("digest)#", "options])#"), not a generated password
+    if _EXPRESSION.search(tok) and not _nested(tok):
+        return 0  # a piece of an expression: "Piecewise((1", "1/3)*piecewise(x", "x^2)/x"
     if not letters or tok.rstrip("!?.").isalpha():
         # a word ending a sentence ("did not match!", "you've just created?"), unless random
         return 1 if _random_letters(tok) else 0
@@ -1955,7 +1963,23 @@ def _pw_shape(tok: str) -> int:
 
 
 # v8::Object, GetCurrent(), res.writeHead(200, utf8_to_utf16_dup(value, target[1024, pw[:-1]
-_CODE_TOKEN = _lazy(r"::|\(\)|\.[A-Za-z_]\w*\(|[A-Za-z0-9]_\w*\(|\w\[[-:\d]+\]?$")
+_CODE_TOKEN = _lazy(r"::|\(\)|\.[A-Za-z_]\w*\(|[A-Za-z0-9]_\w*\(|\w\[[-:\d]+\]?$|\(\?[:i!=<]|\)\|\(")
+# calls nested in calls or an operator beside a parenthesis: with unmatched parentheses, code cut
+# at a space ("Piecewise((1", "Sum(Piecewise((1", "x^2)/x"), where "Welcome(2024" is a password
+_EXPRESSION = _lazy(r"[A-Za-z]{3}\((?:\(|[A-Za-z]{3})|[)\]][*/^+]|[*/^+]\(")
+
+
+def _nested(tok: str) -> bool:
+    """Parentheses that open before they close and all close: "Welcome(2024)", not "f((1"."""
+    depth = 0
+    for c in tok:
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
 _DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 _WORD = _lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"

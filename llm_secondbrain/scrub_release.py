@@ -55,3 +55,21 @@ def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
     if text.startswith("(", e):
         return True
     return "." in tok and text[max(0, s - 3):s].rstrip(" \t").endswith("->")
+
+
+_SUM_OF_NAMES = r"[A-Za-z_]\w*(?:\+[A-Za-z_]\w*)+"
+_MANGLED = r"_\w*"
+
+
+def code_expression(tok: str) -> bool:
+    """'__pyx_callargs+__pyx_t_4', '__pyx_kp_b_iso88591_A_t9A': names added up, or a generated name.
+
+    Base64 has '+' but no '_', base64url '_' but no '+': a token holding both, made of names
+    joined by '+', is a sum in code. A generated name opens with '_' and is cut by many more
+    (a random base64url token opens with '_' once in 64 and has one '_' in 64 characters).
+    """
+    if "_" not in tok:
+        return False
+    if "+" in tok:
+        return _rx(_SUM_OF_NAMES).fullmatch(tok) is not None
+    return tok[0] == "_" and tok.count("_") >= 5 and _rx(_MANGLED).fullmatch(tok) is not None

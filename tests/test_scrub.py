@@ -1094,6 +1094,18 @@ MACHINE_NEGATIVES = {
     "type-annotation-shared": "def scrypt(password: ReadableBuffer, *, salt: ReadableBuffer, n: int) -> bytes: ...",
     "stub-attribute-shared": "class URL:\n    scheme: Incomplete\n    username: Incomplete\n    password: Incomplete\n",
     "mapping-shared": "FILTERS = {\n    'pass': 'bandpass',\n    'bp': 'bandpass',\n}",
+    # code values: a cast, a sum of names, a generated name, a regular expression, an expression
+    "cast-value": "  __pyx_v_bytes_key = ((PyObject*)__pyx_t_3);\n  __pyx_t_3 = 0;",
+    "sum-of-names": "PyObject *key = NULL;\n__pyx_t_1 = __Pyx_PyObject_FastCall(f, __pyx_callargs+__pyx_t_4, 2);",
+    "generated-name": "__pyx_n_u_keys, __pyx_mstate->__pyx_kp_b_iso88591_A_t9A, tuple_dedup_map);",
+    "regex-class-value": 'region = re.sub(r".*Credential=[^/]+/[^/]+/([^/]+)/.*", r"\\1", auth)',
+    "prose-word-in-expression": "    pw = Piecewise((1, And(1 <= n, n <= nmax)), (0, True))",
+    "prose-word-in-regex": 'password_regex: str = "(?i)(?:password:)|(?:passphrase for key)",',
+    "prose-emphasis": "You can pass *codec_errors* to control how errors in decoding are handled.",
+    "authorization-variable": "self._expected_authorization = expected_authorization",
+    "authorization-header-names": '_SIGNING_HEADERS = ("authorization", "x-amz-content-sha256", "x-amz-date")',
+    "call-keyword-argument": 'password = click.prompt("Password", hide_input=True)',
+    "one-case-name-of-words": '"Resources": [\n "token-vault",\n "oauth2credentialprovider"\n]',
 }
 MACHINE_POSITIVES = {
     # ... while a word that ends its name, or a name that is a secret's label, still counts
@@ -1105,6 +1117,9 @@ MACHINE_POSITIVES = {
     "token-after-arrow-in-prose": (f"rotated the token -> {_TOKEN}", [_TOKEN]),
     "generic-prefixed-random": (f"the build uses acme_{_TOKEN}", [_TOKEN]),
     "password-confirmed": ("password: Vinter2026!x\npassword_confirmation: Vinter2026!x", ["Vinter2026!x"]),
+    "password-with-parentheses": ("the wifi password is Welcome(2024)", ["Welcome(2024"]),
+    "call-literal-argument": ("define('DB_PASSWORD', 'Vinter2026!x');", ["Vinter2026!x"]),
+    "authorization-without-scheme": (f"Authorization: {_TOKEN}", [_TOKEN]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
 }
