@@ -551,6 +551,8 @@ def _placeholder(v: str, lv: str) -> bool:
     return False
 
 
+# a dotted name of short words: a setting's or a property's name, never a generated token
+_PROPERTY_NAME = _lazy(r"[A-Za-z_][A-Za-z0-9_]{0,15}(?:\.[A-Za-z_][A-Za-z0-9_]{0,15}){2,}")
 _ESCAPED_PH = _lazy(r"&(?:lt|#x3c|#60);[\w|. -]{1,60}(?:&(?:gt|#x3e|#62);|>)?")
 _JOINED_WORDS = _lazy(r"[a-z]+(?:[-_][a-z]+)+")
 _CONST_NAME = _lazy(r"[A-Z]{3}[A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
@@ -630,6 +632,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False
     if (v[0] in "/~." or v.lower().endswith(_PATH_EXT)) and (not _entropy_ok(v, 20) or _wordy(v) >= 0.4):
         return False  # a path: "/en/enterprise-server@3.0/auth"
+    if v.count("/") >= 2 and _wordy(v) >= 0.4:
+        return False  # a path of words: "mock_access_key/20220524/us-east-1/cognito-idp/aws4_request"
     if "://" in v:  # URLs are handled by the URL rule
         return False
     if v.lower() in _DEFAULT_PASSWORDS:
@@ -638,6 +642,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False  # a sentence ("Boolean indicating whether …"): keys have no spaces, passphrases few
     if cls != _PWD and _public_der(v):
         return False  # key: "MFkwEwYHKoZIzj0CAQY…": a public key
+    if cls != _PWD and _PROPERTY_NAME.fullmatch(v):
+        return False  # a setting's name: "fs.s3.cse.kms.keyId"
     if cls != _PWD and _DECIMAL.fullmatch(v):
         return False  # "lastModifiedSecret": 1596573346.171 is a time
     if v.isdigit():  # a PIN-like password, or a long numeric token
@@ -652,6 +658,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
             return False  # one case, no digit: a word or a slug ('i-am-the-worst')
         if n < 12 and not dg:
             return False
+        if " " in v and max(map(len, v.split())) < 12:
+            return False  # a token is one unbroken run: "RFC 2518" names a document
         return _wordy(v) < 0.7  # "AgencyIdentificationCodeContentType" names something
     # weak label ("key", "bucket_key"): only clearly random values, not names made of words
     return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5
@@ -1090,7 +1098,8 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
 def _label_before(text: str, low: str, a: int, s: int) -> str:
     """The label of the pair whose value starts at s ("client_id=", "NextToken": ), or "".
 
-    A plain word before ':' is left out: in a chat log it is the speaker ("Ola: …")."""
+    A plain word before ':' is left out: in a chat log it is the speaker ("Ola: …"); a quoted one
+    is a key of JSON or YAML ('"ID": …', '"Sid": …'), never a speaker."""
     j = s
     while j > a and low[j - 1] in " \t\"'`\n":  # (the value may open the next line)
         j -= 1
@@ -1105,9 +1114,12 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
     lab = text[k:b]
     if b > k and (low[j - 1] == "=" or not lab.isalpha() or _CASE_HUMP.search(lab)):
         return lab
+    if b > k and low[b:b + 1] in "\"'" and not low.endswith(_FUSED_SECRET, k, b):
+        return lab  # (a fused "querykey" is a secret's label the table does not know)
     return ""
 
 
+_FUSED_SECRET = ("key", "keys", "token", "tokens", "secret", "secrets")
 _ID_LABEL = _lazy(r"(?i:[_.-](?:id|ids|url|uri|name|host|domain|region|user|username|email|account))$|"
                   r"[a-z0-9](?:Id|ID|Ids|Url|URL|Uri|Name|Host|Domain|Region|User|Email)$")
 
@@ -1566,6 +1578,8 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
             word = len(v)  # ("password: Unicode password.": prose, when a word follows)
     if not v:
         return word, None
+    if _spells_label(v, lident):
+        return word, None  # the value spells its label: 'utf_8_sig': 'UTF-8-SIG', SECRET_KEY = 'AWSSecretKey'
     # Authorization: <scheme> <credentials>
     if lident.endswith("authorization") or (cls == _SEC and v.lower() in _SCHEMES):
         return word, _AUTH
@@ -1585,6 +1599,20 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
     return word, (off, len(v))
 
 
+_SQUASH = _lazy(r"[^a-z0-9]+")
+
+
+def _spells_label(v: str, lident: str) -> bool:
+    """Is the value its own label's name? An enum's member or a field's name, not a secret.
+
+    'utf_8_sig': 'UTF-8-SIG' spells the label; a value of letters alone ('AWSSecretKey' for
+    SECRET_KEY, 'challengePassword' for CHALLENGE_PASSWORD) may also hold the label or be held
+    by it. A value with a digit must spell it exactly: 'Password123' is a weak password.
+    """
+    sv, sl = _SQUASH.sub("", v.lower()), _SQUASH.sub("", lident)
+    if sv == sl:
+        return True
+    return v.isalpha() and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
 _SPLIT = _lazy(r"[\s/]+")
 _USER_FLAG = _lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")
@@ -2069,8 +2097,8 @@ def _judge_word(raw: str, start: int) -> tuple:
     # a URL, a number, a file name; or a placeholder ("MyExamplePassword1!"), a default ('admin')
     ltok = tok.lower()
     bad = bool(shape) and (_PROSE_BAD.search(tok) is not None or _PH_INNER_RE.search(ltok) is not None
-                           or (shape == _QUOTED and (ltok in _DEFAULT_PASSWORDS or ltok in _NOT_A_VALUE
-                                                     or _placeholder(tok, ltok))))
+                           or ltok in _DEFAULT_PASSWORDS or ltok in _PLACEHOLDER_WORDS
+                           or (shape == _QUOTED and (ltok in _NOT_A_VALUE or _placeholder(tok, ltok))))
     connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
     copula = lw in _PASS_NEXT  # ("is", "=", ":" alone; not another pair's "host:")
     return (False, tok, s, shape, bad, connector, copula)

@@ -1106,6 +1106,15 @@ MACHINE_NEGATIVES = {
     "authorization-header-names": '_SIGNING_HEADERS = ("authorization", "x-amz-content-sha256", "x-amz-date")',
     "call-keyword-argument": 'password = click.prompt("Password", hide_input=True)',
     "one-case-name-of-words": '"Resources": [\n "token-vault",\n "oauth2credentialprovider"\n]',
+    # labels and their values: a quoted key, a value spelling its label, a document's name, a path
+    "quoted-id-label": '"Key": "a.txt",\n"Owner": {\n  "ID": "' + r(HEX, 64) + '",\n  "DisplayName": "webfile"\n}',
+    "value-spells-label": '    "utf_8_sig": "UTF-8-SIG",\n    AttributeOID.CHALLENGE_PASSWORD: "challengePassword",',
+    "value-names-the-field": "    ACCESS_KEY = 'AWSAccessKeyId'\n    SECRET_KEY = 'AWSSecretKey'",
+    "value-is-a-reference": "      'opaquelocktoken': 'RFC 2518',",
+    "value-is-a-setting-name": "EMRFS_CSE_KMS_KEY_ID_KEY = 'fs.s3.cse.kms.keyId'",
+    "value-is-a-credential-scope": "Authorization: AWS4-HMAC-SHA256 Credential=mock_access_key/20220524/us-east-1/"
+                                   "cognito-idp/aws4_request, SignedHeaders=host",
+    "prose-default-password": "user = User(username='scolvin', password='password1')",
 }
 MACHINE_POSITIVES = {
     # ... while a word that ends its name, or a name that is a secret's label, still counts
@@ -1120,6 +1129,10 @@ MACHINE_POSITIVES = {
     "password-with-parentheses": ("the wifi password is Welcome(2024)", ["Welcome(2024"]),
     "call-literal-argument": ("define('DB_PASSWORD', 'Vinter2026!x');", ["Vinter2026!x"]),
     "authorization-without-scheme": (f"Authorization: {_TOKEN}", [_TOKEN]),
+    "quoted-fused-label": (f'  "querykey": "NRIQ-{_TOKEN}",', [_TOKEN]),
+    "value-holds-a-word-and-digits": ('<add key="ClearTextPassword" value="TestSourcePassword1" />',
+                                      ["TestSourcePassword1"]),
+    "token-beside-a-secret-word": (f'"token": "{_TOKEN}"', [_TOKEN]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
 }
