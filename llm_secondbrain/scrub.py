@@ -50,7 +50,7 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 
-from .scrub_release import code_expression, in_code_position, module_attribute
+from .scrub_release import code_expression, encoded_sentence, in_code_position, module_attribute
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
@@ -429,8 +429,8 @@ def _label_class(ident: str) -> int:
     if last in _PW_WORDS:
         return _PWD
     if last in _SECRET_WORDS:
-        if prev in ("public", "publishable"):
-            return _NOT  # publicToken, publishable_key: meant to be shown
+        if prev in ("public", "publishable") or (prev == "key" and len(comps) > 2 and comps[-3] == "public"):
+            return _NOT  # publicToken, publishable_key, .NET's publicKeyToken: meant to be shown
         if last == "token" and prev in _PAGING:
             return _NOT  # NextToken, page_token, IdempotencyToken: a cursor or a request's id
         if last == "auth" and prev in ("o", "basic", "http", "no"):
@@ -642,6 +642,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False  # a sentence ("Boolean indicating whether …"): keys have no spaces, passphrases few
     if cls != _PWD and _public_der(v):
         return False  # key: "MFkwEwYHKoZIzj0CAQY…": a public key
+    if _b64_placeholder(v) or (cls != _PWD and encoded_sentence(v)):
+        return False  # base64 of 'not my real password', of 'isaacs:<placeholder>', of a sentence
     if cls != _PWD and _PROPERTY_NAME.fullmatch(v):
         return False  # a setting's name: "fs.s3.cse.kms.keyId"
     if cls != _PWD and _DECIMAL.fullmatch(v):
@@ -694,13 +696,16 @@ def _b64_head(v: str) -> bytes:
 
 
 def _b64_placeholder(v: str) -> bool:
-    """Base64 of a placeholder pair such as 'username:password' (curl's own docs)."""
+    """Base64 of a placeholder pair such as 'username:password' (curl's own docs), or of a
+    placeholder alone ('bm90IG15IHJlYWwgcGFzc3dvcmQ=' is 'not my real password')."""
     try:
         raw = base64.b64decode(v + "=" * (-len(v) % 4), validate=True).decode("utf-8").strip()
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return False
     user, _, pw = raw.partition(":")
-    return bool(pw) and (_url_placeholder(pw) or pw.lower() == user.lower())
+    if not pw:  # (a phrase: base64 of a lone word, even 'mypassword', may be what a Secret holds)
+        return " " in raw and raw.isprintable() and _placeholder(raw, raw.lower())
+    return _url_placeholder(pw) or pw.lower() == user.lower()
 
 
 def _b64_creds(v: str) -> bool:
@@ -981,7 +986,7 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if gm is not None and not low.endswith(_DIGEST_BEFORE, max(0, s - 8), s):
         pre, body = gm.group(1), gm.group(2)
         lp = pre.lower()
-        if not lp.startswith(("sha", "md5", "blake", "crc", "node", "python", "linux", "release", "build", "commit", "data", "image")):
+        if lp not in _ID_PREFIXES and not lp.startswith(("sha", "md5", "blake", "crc", "node", "python", "linux", "release", "build", "commit", "data", "image")):
             up, lo, dg = _classes(body)
             if dg and ((up and lo) or (_HEX.fullmatch(body) and len(body) >= 32)) and not (
                     _code_name(tok) or in_code_position(text, s, e, tok)):
@@ -992,6 +997,9 @@ def _shapes(text, low, s, e, tok, spans) -> None:
 
 
 _WINDOW = 160
+# an API's object and request ids ("req_…", "evt_…", "chatcmpl-…"): shown in logs and answers, no secret
+_ID_PREFIXES = frozenset("req request trace span evt event msg txn run thread asst chatcmpl batch job "
+                         "cus ch pi py sub in prod price acct file".split())
 
 
 def _window_start(s: int, items: list) -> int:
@@ -1025,6 +1033,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
         return  # UUID / ULID
+    if "-" in tok and _HEX_GROUPS.fullmatch(tok):
+        return  # groups of hex digits: a GUID cut by a line break ("E914-47DA-95CA-C5AB0DC85B11"), a MAC
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
         return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
     if _is_compound_name(tok):
@@ -1060,9 +1070,10 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     if secret is None:
         secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo) and not (
             _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok
-            or code_expression(tok) or (not (up and lo) and _wordy(tok) >= 0.8))
+            or code_expression(tok) or (not (up and lo) and _wordy(tok) >= 0.8) or encoded_sentence(tok))
     # (not a name in code or a sum of names, base64 of 'username:password', a public key, an
-    # EXAMPLE, a name of words in one case ("oauth2credentialprovider"); and, read
+    # EXAMPLE, a name of words in one case ("oauth2credentialprovider"), words in hex or base64;
+    # and, read
     # outside the memo as it looks past the token, not a name called or typed in code)
     if secret and not in_code_position(text, s, e, tok):
         spans.add(s, e, "secret", text)
@@ -1187,6 +1198,7 @@ def _without_random_runs(window: str) -> str:
 
     return _TOKEN_RUN.sub(blank, window)
 _REF_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
+_HEX_GROUPS = _lazy(r"[0-9A-Fa-f]{1,12}(?:-[0-9A-Fa-f]{1,12})+")
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
 # a segment is letters, optionally a number and a lower-case tail ("S3session", "k8s"); the tail only
 # after digits, so a run of letters splits one way only (two adjacent letter runs backtrack
@@ -1262,7 +1274,7 @@ _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credenti
              "webhook", "dsn", " pat")
 # words that say "this long string is a hash / id / public thing"
 _CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "signingkey", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
-            "integrity", "commit", "hash", "cert", "request_id", "request-id", "trace", "uuid",
+            "integrity", "commit", "hash", "cert", "request_id", "request-id", "request id", "trace", "uuid",
             "etag", "revision", "rev=", "serial", "ciphervalue", "ciphertext", "cipherdata")
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
 _CTX_GOOD_RE = _lazy("|".join(map(re.escape, _CTX_GOOD)))  # one scan instead of a word at a time

@@ -8,6 +8,7 @@ vendor-shaped key or a private key: those are redacted whatever their surroundin
 """
 from __future__ import annotations
 
+import base64
 import functools
 import re
 
@@ -73,3 +74,34 @@ def code_expression(tok: str) -> bool:
     if "+" in tok:
         return _rx(_SUM_OF_NAMES).fullmatch(tok) is not None
     return tok[0] == "_" and tok.count("_") >= 5 and _rx(_MANGLED).fullmatch(tok) is not None
+
+
+_HEX_TEXT = r"(?:[0-9A-Fa-f]{2}){8,}"
+_B64_TEXT = r"[A-Za-z0-9+/_-]{12,}={0,2}"
+
+
+def _decoded(tok: str) -> str:
+    """The text that hex or base64 spells, or '' when it spells no printable text."""
+    try:
+        if _rx(_HEX_TEXT).fullmatch(tok):
+            raw = bytes.fromhex(tok)
+        elif _rx(_B64_TEXT).fullmatch(tok):
+            body = tok.rstrip("=").replace("-", "+").replace("_", "/")
+            raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+        else:
+            return ""
+        text = raw.decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    return text if text.isprintable() else ""
+
+
+def encoded_sentence(tok: str) -> bool:
+    """Hex or base64 of words ('2d2d2d2d20424547494e…' is '---- BEGIN SSH2 PUBLIC KEY ----',
+    'c29tZSB1bmtub3duIGRhdGE=' is 'some unknown data'): a magic number or a fixture, not a key.
+
+    Random bytes are printable text one time in 10^5 at twelve bytes; text with spaces between
+    words, less often still. A password encoded alone has no spaces, so it stays a secret.
+    """
+    text = _decoded(tok)
+    return text.count(" ") >= 2 and sum(c.isalpha() for c in text) >= 0.5 * len(text)

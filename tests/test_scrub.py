@@ -1115,6 +1115,15 @@ MACHINE_NEGATIVES = {
     "value-is-a-credential-scope": "Authorization: AWS4-HMAC-SHA256 Credential=mock_access_key/20220524/us-east-1/"
                                    "cognito-idp/aws4_request, SignedHeaders=host",
     "prose-default-password": "user = User(username='scolvin', password='password1')",
+    # ids and encoded text: a request id, a GUID cut by a line break, words in hex or base64
+    "request-id": "the API key worked; request id: req_" + r(HEX, 32),
+    "guid-cut-by-a-line-break": '// the key is concatenated with "258EAFA5-\n//    E914-47DA-95CA-C5AB0DC85B11"',
+    "hex-of-words": '["50755454592d55736572", 0, ".ppk", "", "PuTTY User Key File"],\n["'
+                    + b"<<< Sun xVM VirtualBox Disk Image >>>".hex() + '", 0, ".vdi"],',
+    "base64-of-words": "# secret token\n - " + base64.b64encode(b"some unknown data").decode() + " SigV4",
+    "base64-of-a-placeholder": "  auth: '" + base64.b64encode(b"isaacs:not my real password").decode() + "',\n"
+                               "  password: '" + base64.b64encode(b"not my real password").decode() + "',",
+    "public-key-token": 'processorArchitecture="*" publicKeyToken="' + r(HEX, 16) + '"',
 }
 MACHINE_POSITIVES = {
     # ... while a word that ends its name, or a name that is a secret's label, still counts
@@ -1133,6 +1142,11 @@ MACHINE_POSITIVES = {
     "value-holds-a-word-and-digits": ('<add key="ClearTextPassword" value="TestSourcePassword1" />',
                                       ["TestSourcePassword1"]),
     "token-beside-a-secret-word": (f'"token": "{_TOKEN}"', [_TOKEN]),
+    "base64-of-a-word": ("kind: Secret\ndata:\n  # base64 encoded password\n  key: "
+                         + base64.b64encode(b"mypassword").decode(), [base64.b64encode(b"mypassword").decode()]),
+    "base64-of-a-password": ("password: " + base64.b64encode(b"Vinter2026!x").decode(),
+                             [base64.b64encode(b"Vinter2026!x").decode()]),
+    "stripe-like-secret-id": (f"the secret is sess_{_TOKEN}", [_TOKEN]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
 }
