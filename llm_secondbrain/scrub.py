@@ -49,6 +49,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from urllib.parse import unquote
 
 from .scrub_release import code_expression, encoded_sentence, in_code_position, module_attribute
 
@@ -567,8 +568,9 @@ def _is_reference(v: str, quoted: bool) -> bool:
     if first in _REF_FIRST:
         # a leading "{" / "(" / "[" / "%" / "<" only means code when it is not part of a password
         # like "{x9Fq..." — require something identifier-like right after.
-        # ("((PyObject*)__pyx_t_3": a cast inside parentheses; "[^/]+/": a regular expression's class)
-        nxt = v.lstrip("(")[:1] if first == "(" else v[1:2]
+        # ("((PyObject*)__pyx_t_3": a cast inside parentheses, "[[i.n(2)": a nested list; "[^/]+/": a
+        # regular expression's class)
+        nxt = v.lstrip("([")[:1] if first in "([" and v[1:2] in "([" else v[1:2]
         if first in "{([%<" and len(v) > 1 and not (nxt.isalpha() or nxt in "{%$_'\" " or (first == "[" and nxt == "^")) and not lv.startswith(("[redacted", "<%", "{%", "{{", "%(")):
             return False
         if first == "%" and _PERCENT_REF.match(v) is None:
@@ -1511,10 +1513,26 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
     off, n = action
     if info[0] != _PWD and n in (8, 16, 40) and _HEX_ID.fullmatch(v, off, off + n) and _OPENPGP.search(_line_of(text, vs).lower()):
         return True  # an OpenPGP key id or fingerprint ("gpg --recv-keys …", "user.signingkey …"): public
+    if not quoted and text.startswith(_CODE_AFTER, vs + off + n) and _typed_name(v[off:off + n]):
+        return True  # a type or a variable in code: "key: X25519PrivateKey | None", "sig=p0_type_char + …"
     if _plain_label_holds(text, v[off:off + n], vs + off, spans):
         return True  # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
     spans.add(vs + off, vs + off + n, info[1], text)
     return True
+
+
+# what follows a type or a variable in code: a union, a default, a return type, a sum, the next parameter
+_CODE_AFTER = (" | ", " = ", " -> ", " + ", ",\n", ",\r\n", ")")
+
+
+def _typed_name(v: str) -> bool:
+    """A name code would use for a type or a variable, not a password someone chose: a name of
+    words ('X25519PrivateKey'), a PascalCase word run ('FilterOrBool') or a snake_case name. A
+    name that ends in digits ('SuperSecret2024') is how people make passwords: not a name here."""
+    if _IDENTIFIER.fullmatch(v) is None or v[-1].isdigit():
+        return False
+    return ("_" in v.strip("_") or (v[0].isupper() and v.isalpha() and _CASE_HUMP.search(v) is not None)
+            or _code_name(v))
 
 
 _MAX_SHARED = 64  # distinct values looked for per document: a bounded cost
@@ -1618,13 +1636,13 @@ def _spells_label(v: str, lident: str) -> bool:
     """Is the value its own label's name? An enum's member or a field's name, not a secret.
 
     'utf_8_sig': 'UTF-8-SIG' spells the label; a value of letters alone ('AWSSecretKey' for
-    SECRET_KEY, 'challengePassword' for CHALLENGE_PASSWORD) may also hold the label or be held
-    by it. A value with a digit must spell it exactly: 'Password123' is a weak password.
+    SECRET_KEY, 'challengePassword' for CHALLENGE_PASSWORD, a forward reference "_RSAPrivateKey"
+    for private_key) may also hold the label or be held by it. A value with a digit must spell it exactly: 'Password123' is a weak password.
     """
     sv, sl = _SQUASH.sub("", v.lower()), _SQUASH.sub("", lident)
     if sv == sl:
         return True
-    return v.isalpha() and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
+    return v.strip("_").isalpha() and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
 _SPLIT = _lazy(r"[\s/]+")
 _USER_FLAG = _lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")
@@ -1712,6 +1730,8 @@ _WEB_SCHEMES = frozenset("http https ftp ftps sftp ws wss git ssh smtp smtps ima
 
 
 def _url_placeholder(pw: str) -> bool:
+    if "%" in pw and not pw.startswith("%("):
+        pw = unquote(pw)  # a URL's user info is percent-encoded: 'a%20secret' is 'a secret'
     lp = pw.lower()
     if lp in _PLACEHOLDER_WORDS or lp in ("pass", "pw", "pwd", "passwd", "password", "secret", "foobared", "example", "changeme", "xxx"):
         return True
@@ -1966,8 +1986,8 @@ def _pw_shape(tok: str) -> int:
         return 0  # an f-string's or a format's field: "{password!r}", "{0}"
     if tok[0] == "&" and tok[1:6].lower().startswith(("lt;", "#x3c;", "#60;")):
         return 0  # an HTML-escaped <placeholder>
-    if _DATEISH.match(tok) or _CODE_TOKEN.search(tok):
-        return 0
+    if _DATEISH.match(tok) or _CODE_TOKEN.search(tok) or module_attribute(tok):
+        return 0  # (a date, a version, code; "win32typing.PyHANDLE" after '->')
     letters = digits = syms = 0
     for ch in tok:
         if ch.isalpha():

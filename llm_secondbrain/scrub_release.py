@@ -45,7 +45,8 @@ def module_attribute(tok: str) -> bool:
 
 
 def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
-    """Is the identifier at [s, e) called, or a function's return type? Then it is code.
+    """Is the identifier at [s, e) called, a function's return type or a mapping's key? Then it
+    is code or a name.
 
     A secret is a literal: it is never called ('DRAFT201909.optional_cases_of(name=…)',
     'Proxy__ENSURE_WRAPPED(self)') nor written after '->' as a dotted return type
@@ -55,6 +56,8 @@ def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
         return False
     if text.startswith("(", e):
         return True
+    if s > 0 and text[s - 1] in "\"'" and text.startswith((text[s - 1] + ":", text[s - 1] + " :"), e):
+        return True  # a mapping's key ('"ListPrincipalThingsV2": {'): secrets are values
     return "." in tok and text[max(0, s - 3):s].rstrip(" \t").endswith("->")
 
 

@@ -1124,6 +1124,16 @@ MACHINE_NEGATIVES = {
     "base64-of-a-placeholder": "  auth: '" + base64.b64encode(b"isaacs:not my real password").decode() + "',\n"
                                "  password: '" + base64.b64encode(b"not my real password").decode() + "',",
     "public-key-token": 'processorArchitecture="*" publicKeyToken="' + r(HEX, 16) + '"',
+    # types and variables in code after a label, a mapping's key, a percent-encoded placeholder
+    "type-union": "    transport: Transport\n    key: X25519PrivateKey | None\n",
+    "type-parameter": "        private_key: PKCS7PrivateKeyTypes,\n        hash_algorithm: PKCS7HashTypes,",
+    "type-default": "    password: FilterOrBool = False,",
+    "type-forward-reference": '    private_key: "_RSAPrivateKey",\n    data: bytes,',
+    "variable-in-a-sum": "kw = dict(sig=p0_type_char + (len(p)-1)*'d' + '->d')",
+    "nested-list-value": "    key = [[i.n(2).as_real_imag()[0] for i in r.as_real_imag()] for r in roots]",
+    "prose-arrow-to-a-type": "def PFXImportCertStore(PFX, Password, Flags) -> _win32typing.PyCERTSTORE: ...",
+    "mapping-key": '      "input_token": "nextToken",\n    },\n    "ListPrincipalThingsV2": {',
+    "percent-encoded-placeholder": 'url = httpx.URL("HTTPS://jo%40email.com:a%20secret@m\u00fcller.de:1234/pa%20th")',
 }
 MACHINE_POSITIVES = {
     # ... while a word that ends its name, or a name that is a secret's label, still counts
@@ -1147,6 +1157,9 @@ MACHINE_POSITIVES = {
     "base64-of-a-password": ("password: " + base64.b64encode(b"Vinter2026!x").decode(),
                              [base64.b64encode(b"Vinter2026!x").decode()]),
     "stripe-like-secret-id": (f"the secret is sess_{_TOKEN}", [_TOKEN]),
+    "password-before-a-comma": ("password: SuperSecret2024,\n", ["SuperSecret2024"]),
+    "password-in-a-table": ("| password: Sommer2024 | prod |", ["Sommer2024"]),
+    "percent-encoded-password": ("https://user:he%2F%2Fo9Xq@pypi.company.com/simple", ["he%2F%2Fo9Xq"]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
 }
