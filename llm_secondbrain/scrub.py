@@ -884,8 +884,8 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
                 if vm is None:
                     continue
                 ve = vm.end()
-                if check and not _entropy_ok(text[s:ve], 20):
-                    continue
+                if check and (not _entropy_ok(text[s:ve], 20) or _is_compound_name(text[s + plen:ve])):
+                    continue  # (a short, common prefix: "sk-ecdsa-sha2-nistp256-cert-v01" is an SSH key type)
                 hit = True
                 if _placeholder_body(text[s + plen:ve]):
                     break
@@ -1980,6 +1980,8 @@ def _pw_shape(tok: str) -> int:
         return 0
     if tok.startswith(("#", "@", "/", "~/", "./", "$", "%", "<", "{{", "[REDACTED", "http")):
         return 0
+    if "\\" in tok and _ROFF.search(tok):
+        return 0  # a manual page's markup: "prompt\\&.", "\\-\\-password"
     if tok[0] in "*_" and tok.strip("*_").replace("_", "").isalpha():
         return 0  # Markdown or reStructuredText emphasis: "*Type*", "*makes", "*codec_errors*"
     if tok[0] == "{" and (tok[1:2].isalnum() or tok[1:2] in "_}"):
@@ -2040,6 +2042,7 @@ def _nested(tok: str) -> bool:
             if depth < 0:
                 return False
     return depth == 0
+_ROFF = _lazy(r"\\(?:[&-]|f[BIRP])")  # (not a Windows path's "\\fx166.exe")
 _DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 _WORD = _lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"

@@ -46,7 +46,7 @@ def module_attribute(tok: str) -> bool:
 
 def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
     """Is the identifier at [s, e) called, a function's return type or a mapping's key? Then it
-    is code or a name.
+    is code or a name. So is a call's lone argument written bare, where the call is named like code.
 
     A secret is a literal: it is never called ('DRAFT201909.optional_cases_of(name=…)',
     'Proxy__ENSURE_WRAPPED(self)') nor written after '->' as a dotted return type
@@ -58,6 +58,16 @@ def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
         return True
     if s > 0 and text[s - 1] in "\"'" and text.startswith((text[s - 1] + ":", text[s - 1] + " :"), e):
         return True  # a mapping's key ('"ListPrincipalThingsV2": {'): secrets are values
+    if "_" in tok and text.startswith(")", e):
+        # a call's lone bare argument is a variable or a constant: literals are quoted
+        # ('EC_KEY_new_by_curve_name (NID_X9_62_prime256v1)'), when the callee is named like code
+        j = s - 1 if text[s - 1:s] == "(" else s - 2 if text[max(0, s - 2):s] == "( " else -1
+        if j > 0 and text[j - 1] == " ":
+            j -= 1  # "name (arg)"
+        k = j
+        while 0 < k and j - k < 64 and (text[k - 1].isalnum() or text[k - 1] in "_."):
+            k -= 1
+        return j > k and ("_" in text[k:j] or "." in text[k:j])
     return "." in tok and text[max(0, s - 3):s].rstrip(" \t").endswith("->")
 
 

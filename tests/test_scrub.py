@@ -1134,6 +1134,10 @@ MACHINE_NEGATIVES = {
     "prose-arrow-to-a-type": "def PFXImportCertStore(PFX, Password, Flags) -> _win32typing.PyCERTSTORE: ...",
     "mapping-key": '      "input_token": "nextToken",\n    },\n    "ListPrincipalThingsV2": {',
     "percent-encoded-placeholder": 'url = httpx.URL("HTTPS://jo%40email.com:a%20secret@m\u00fcller.de:1234/pa%20th")',
+    # a call's bare constant, an SSH key type after a weak vendor prefix, a manual page's markup
+    "call-constant-argument": "      ctx->key = EC_KEY_new_by_curve_name (NID_X9_62_prime256v1);",
+    "ssh-key-type": "HostKeyAlgorithms sk-ssh-ed25519-cert-v01@openssh.com,sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
+    "roff-markup": ".RS 4\nNever issue a password prompt\\&. If the server requires password authentication",
 }
 MACHINE_POSITIVES = {
     # ... while a word that ends its name, or a name that is a secret's label, still counts
@@ -1160,6 +1164,9 @@ MACHINE_POSITIVES = {
     "password-before-a-comma": ("password: SuperSecret2024,\n", ["SuperSecret2024"]),
     "password-in-a-table": ("| password: Sommer2024 | prod |", ["Sommer2024"]),
     "percent-encoded-password": ("https://user:he%2F%2Fo9Xq@pypi.company.com/simple", ["he%2F%2Fo9Xq"]),
+    "call-literal-in-prose": (f"the token ({_TOKEN[:12]}_{_TOKEN[12:]})", [_TOKEN[12:]]),
+    "openai-project-key": (f"OPENAI_API_KEY=sk-proj-{_TOKEN}", [_TOKEN]),
+    "windows-path-password": ("psexec -u DOMAIN\\admin -p Vinter2026!x\\fx166 cmd", ["Vinter2026!x"]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
 }
