@@ -644,8 +644,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False  # a sentence ("Boolean indicating whether …"): keys have no spaces, passphrases few
     if cls != _PWD and _public_der(v):
         return False  # key: "MFkwEwYHKoZIzj0CAQY…": a public key
-    if _b64_placeholder(v) or (cls != _PWD and encoded_sentence(v)):
-        return False  # base64 of 'not my real password', of 'isaacs:<placeholder>', of a sentence
+    if _b64_placeholder(v) or (cls != _PWD and (encoded_sentence(v) or _b64_head(v).startswith(_SALTED))):
+        return False  # base64 of 'not my real password', of 'isaacs:<placeholder>', of a sentence, a ciphertext
     if cls != _PWD and _PROPERTY_NAME.fullmatch(v):
         return False  # a setting's name: "fs.s3.cse.kms.keyId"
     if cls != _PWD and _DECIMAL.fullmatch(v):
@@ -686,6 +686,9 @@ def _public_der(v: str) -> bool:
         return False
     j = i + 2 + der[i + 1]
     return j < len(der) and der[j] == 0x03
+
+
+_SALTED = b"Salted__"  # what `openssl enc -a` output opens with: a ciphertext shown, not its key
 
 
 def _b64_head(v: str) -> bytes:
@@ -1072,10 +1075,11 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     if secret is None:
         secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo) and not (
             _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok
-            or code_expression(tok) or (not (up and lo) and _wordy(tok) >= 0.8) or encoded_sentence(tok))
+            or code_expression(tok) or (not (up and lo) and _wordy(tok) >= 0.8) or encoded_sentence(tok)
+            or _b64_head(tok).startswith(_SALTED))
     # (not a name in code or a sum of names, base64 of 'username:password', a public key, an
-    # EXAMPLE, a name of words in one case ("oauth2credentialprovider"), words in hex or base64;
-    # and, read
+    # EXAMPLE, a name of words in one case ("oauth2credentialprovider"), words in hex or base64,
+    # OpenSSL's ciphertext ("U2FsdGVkX1…"); and, read
     # outside the memo as it looks past the token, not a name called or typed in code)
     if secret and not in_code_position(text, s, e, tok):
         spans.add(s, e, "secret", text)
@@ -1618,8 +1622,8 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
         v = v[5:]
         off = 5
     if sep == " ":
-        if v[0] == "-":
-            return word, None
+        if v[0] == "-" or (flag and cls != _PWD and _OPTION_SPEC.match(v)):
+            return word, None  # the next flag, or a flag's spec of fields ("--secret id=npm_token,src=…")
         if not flag and _pw_shape(v) < (2 if lident == "pass" else 1):
             return word, None  # ("pass force_zip64 to use …": 'pass' the verb wants a strong value)
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
@@ -1643,6 +1647,7 @@ def _spells_label(v: str, lident: str) -> bool:
     if sv == sl:
         return True
     return v.strip("_").isalpha() and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
+_OPTION_SPEC = _lazy(r"[a-z][a-z_-]*=[^,\s]*(?:,|$)")
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
 _SPLIT = _lazy(r"[\s/]+")
 _USER_FLAG = _lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")

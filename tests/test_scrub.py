@@ -1138,6 +1138,10 @@ MACHINE_NEGATIVES = {
     "call-constant-argument": "      ctx->key = EC_KEY_new_by_curve_name (NID_X9_62_prime256v1);",
     "ssh-key-type": "HostKeyAlgorithms sk-ssh-ed25519-cert-v01@openssh.com,sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
     "roff-markup": ".RS 4\nNever issue a password prompt\\&. If the server requires password authentication",
+    # a secret flag's spec of fields names the secret; OpenSSL's ciphertext shown as an example
+    "secret-flag-spec": "docker run --secret id=npm_token_2024,src=$HOME/.npmrc node:20",
+    "openssl-ciphertext": "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\n"
+                          + base64.b64encode(b"Salted__" + bytes(_rng.randrange(256) for _ in range(24))).decode(),
 }
 MACHINE_POSITIVES = {
     # ... while a word that ends its name, or a name that is a secret's label, still counts
@@ -1167,6 +1171,8 @@ MACHINE_POSITIVES = {
     "call-literal-in-prose": (f"the token ({_TOKEN[:12]}_{_TOKEN[12:]})", [_TOKEN[12:]]),
     "openai-project-key": (f"OPENAI_API_KEY=sk-proj-{_TOKEN}", [_TOKEN]),
     "windows-path-password": ("psexec -u DOMAIN\\admin -p Vinter2026!x\\fx166 cmd", ["Vinter2026!x"]),
+    "password-flag-with-equals": ("mysql --password id=Vinter2026x", ["id=Vinter2026x"]),
+    "secret-flag-value": ("vault write --secret Vinter2026!x", ["Vinter2026!x"]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
 }
