@@ -630,6 +630,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False
     if _MARK in v:
         return False
+    if "\\" in v and _ROFF.search(v):
+        return False  # a manual page's markup: "\\-\\-token\\-format=full", "my\\-username"
     if _is_reference(v, quoted):
         return False
     if (v[0] in "/~." or v.lower().endswith(_PATH_EXT)) and (not _entropy_ok(v, 20) or _wordy(v) >= 0.4):
@@ -1059,6 +1061,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return
     if prev in _REF_BEFORE or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
         return
+    if prev == "\\" and tok[0] == "f" and tok[1:2] in ("B", "I", "R", "P", "5"):
+        return  # a manual page's font change glued to a word: "\\fBarch/i386/Makefile"
     a = _window_start(s, spans.items)
     # stay within the last three lines
     nl = low.rfind("\n", a, s)
@@ -1281,7 +1285,7 @@ _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credenti
 # words that say "this long string is a hash / id / public thing"
 _CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "signingkey", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
             "integrity", "commit", "hash", "cert", "request_id", "request-id", "request id", "trace", "uuid",
-            "etag", "revision", "rev=", "serial", "ciphervalue", "ciphertext", "cipherdata")
+            "etag", "revision", "rev=", "serial", "ciphervalue", "ciphertext", "cipherdata", "dnskey")
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
 _CTX_GOOD_RE = _lazy("|".join(map(re.escape, _CTX_GOOD)))  # one scan instead of a word at a time
 _CTX_BAD_RE = _lazy("|".join(map(re.escape, _CTX_BAD)))
@@ -1758,7 +1762,7 @@ def _oracle(text: str, spans: _Spans) -> None:
 # ---- CLI arguments -------------------------------------------------------------------------
 _CLI_P = _lazy(r"(?<![\w-])-p(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "7z", "7za", "rar", "unrar")
-_CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "zip", "unzip", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
+_CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 _CLI_USERPASS = _lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_KEY_AS_USER = _lazy(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{8,64}):\1(?=\s|$)")
 _CLI_REDIS = _lazy(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
@@ -1808,8 +1812,8 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
     if "-u" in text or "--user" in text or "-U" in text:
         for m in _CLI_USERPASS.finditer(text):
             v, s = _unquote(m.group(4), m.start(4))
-            if m.group(2).startswith("<"):
-                continue  # <user:password>
+            if m.group(2).startswith("<") or v.startswith("//"):
+                continue  # <user:password>; a URL after -U ("add-apt-repository -U http://host/repo")
             if m.group(3) == "%" and "smbclient" not in _line_of(low, m.start()) and "rpcclient" not in _line_of(low, m.start()):
                 continue
             if _cli_value_ok(v) and not _url_placeholder(v):
@@ -2047,7 +2051,7 @@ def _nested(tok: str) -> bool:
             if depth < 0:
                 return False
     return depth == 0
-_ROFF = _lazy(r"\\(?:[&-]|f[BIRP])")  # (not a Windows path's "\\fx166.exe")
+_ROFF = _lazy(r"\\(?:[&-]|f[BIRP]|\*\()")  # (not a Windows path's "\\fx166.exe")
 _DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 _WORD = _lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"

@@ -1138,6 +1138,11 @@ MACHINE_NEGATIVES = {
     "call-constant-argument": "      ctx->key = EC_KEY_new_by_curve_name (NID_X9_62_prime256v1);",
     "ssh-key-type": "HostKeyAlgorithms sk-ssh-ed25519-cert-v01@openssh.com,sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
     "roff-markup": ".RS 4\nNever issue a password prompt\\&. If the server requires password authentication",
+    # manual pages: escaped flags and font changes; unzip's -p pipes; a DNSSEC public key
+    "roff-flag-value": '\\-\\-page\\-size=3 \\-\\-page\\-token=\\-\\-token\\-format=full \\-\\-password=my\\-username',
+    "roff-font-path": "the key moves \\fBarch/i386/Makefile\\fR to \\fBarch/x86/Makefile\\fR",
+    "unzip-pipe": "unzip \\-p articles paper1.dvi | dvips\nunzip -p backup.zip notes.txt",
+    "dnskey-record": ". IN DNSKEY 257 3 8 " + r(B64, 120),
     # a secret flag's spec of fields names the secret; OpenSSL's ciphertext shown as an example
     "secret-flag-spec": "docker run --secret id=npm_token_2024,src=$HOME/.npmrc node:20",
     "openssl-ciphertext": "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\n"
@@ -1173,6 +1178,8 @@ MACHINE_POSITIVES = {
     "windows-path-password": ("psexec -u DOMAIN\\admin -p Vinter2026!x\\fx166 cmd", ["Vinter2026!x"]),
     "password-flag-with-equals": ("mysql --password id=Vinter2026x", ["id=Vinter2026x"]),
     "secret-flag-value": ("vault write --secret Vinter2026!x", ["Vinter2026!x"]),
+    "zip-password": ("zip -P Vinter2026!x backup.zip notes.txt\nsshpass -p Vinter2026!y ssh host",
+                     ["Vinter2026!y"]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
 }
