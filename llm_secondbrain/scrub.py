@@ -512,8 +512,10 @@ _DEFAULT_PASSWORDS = frozenset(
     "manager sa redis rabbitmq minioadmin minio elastic neo4j mongo mongodb toor raspberry "
     "ubuntu vagrant docker jenkins sonar nexus keycloak airflow grafana prom-operator "
     "admin123 password1 123456 12345678 qwerty letmein welcome anonymous anonymous@".split())
+# a name, its members ('.', and '::' or '->' in C++, Rust and Perl), then a call, an index or a member
 _CODEISH = _lazy(
-    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[(?:[\"':A-Za-z_0-9-]|$)|\.[A-Za-z_][A-Za-z0-9_]*$)")
+    r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
+    r"(?:\(|\[(?:[\"':A-Za-z_0-9-]|$)|(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*$)")
 _IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|String|number|boolean)\b")
 
@@ -552,6 +554,8 @@ def _placeholder(v: str, lv: str) -> bool:
     return False
 
 
+_VERSION = _lazy(r"v?\d+(?:\.\d+)+")
+_SMALL_HEX = _lazy(r"0[xX][0-9A-Fa-f]{1,16}")  # (an Ethereum private key is 0x and 64 hex digits)
 # a dotted name of short words: a setting's or a property's name, never a generated token
 _PROPERTY_NAME = _lazy(r"[A-Za-z_][A-Za-z0-9_]{0,15}(?:\.[A-Za-z_][A-Za-z0-9_]{0,15}){2,}")
 _ESCAPED_PH = _lazy(r"&(?:lt|#x3c|#60);[\w|. -]{1,60}(?:&(?:gt|#x3e|#62);|>)?")
@@ -585,7 +589,7 @@ def _is_reference(v: str, quoted: bool) -> bool:
     if _placeholder(v, lv):
         return True
     if not quoted:
-        if ("(" in v or "[" in v or "." in v) and _CODEISH.match(v):
+        if ("(" in v or "[" in v or "." in v or ":" in v or ">" in v) and _CODEISH.match(v):
             return True
         if _IDENTIFIER.fullmatch(v):
             # bare identifiers: variables unless they look like a made-up word with digits
@@ -650,6 +654,10 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False  # base64 of 'not my real password', of 'isaacs:<placeholder>', of a sentence, a ciphertext
     if cls != _PWD and _PROPERTY_NAME.fullmatch(v):
         return False  # a setting's name: "fs.s3.cse.kms.keyId"
+    if _VERSION.fullmatch(v):
+        return False  # a version: 'Test2::Event::Pass' => '1.302103'
+    if cls != _PWD and _SMALL_HEX.fullmatch(v):
+        return False  # a number written in hex: ZIP_LOCAL_HDR_SIG => 0x04034b50
     if cls != _PWD and _DECIMAL.fullmatch(v):
         return False  # "lastModifiedSecret": 1596573346.171 is a time
     if v.isdigit():  # a PIN-like password, or a long numeric token
@@ -1650,7 +1658,7 @@ def _spells_label(v: str, lident: str) -> bool:
     sv, sl = _SQUASH.sub("", v.lower()), _SQUASH.sub("", lident)
     if sv == sl:
         return True
-    return v.strip("_").isalpha() and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
+    return sv.isalpha() and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
 _OPTION_SPEC = _lazy(r"[a-z][a-z_-]*=[^,\s]*(?:,|$)")
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
 _SPLIT = _lazy(r"[\s/]+")

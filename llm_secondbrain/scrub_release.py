@@ -54,8 +54,8 @@ def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
     """
     if _rx(_DOTTED_IDENT).fullmatch(tok) is None:
         return False
-    if text.startswith("(", e):
-        return True
+    if text.startswith("(", e) or text.endswith("#define ", max(0, s - 8), s):
+        return True  # (a macro's name is a name)
     if s > 0 and text[s - 1] in "\"'" and text.startswith((text[s - 1] + ":", text[s - 1] + " :"), e):
         return True  # a mapping's key ('"ListPrincipalThingsV2": {'): secrets are values
     if "_" in tok and text.startswith(")", e):
@@ -71,12 +71,13 @@ def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
     return "." in tok and text[max(0, s - 3):s].rstrip(" \t").endswith("->")
 
 
-_SUM_OF_NAMES = r"[A-Za-z_]\w*(?:\+[A-Za-z_]\w*)+"
+_SUM_OF_NAMES = r"[A-Za-z_]\w*(?:\+(?:[A-Za-z_]\w*|\d+))+"
 _MANGLED = r"_\w*"
 
 
 def code_expression(tok: str) -> bool:
-    """'__pyx_callargs+__pyx_t_4', '__pyx_kp_b_iso88591_A_t9A': names added up, or a generated name.
+    """'__pyx_callargs+__pyx_t_4', 'V4L2_CID_CAMERA_CLASS_BASE+13', '__pyx_kp_b_iso88591_A_t9A':
+    names (and numbers) added up, or a generated name.
 
     Base64 has '+' but no '_', base64url '_' but no '+': a token holding both, made of names
     joined by '+', is a sum in code. A generated name opens with '_' and is cut by many more

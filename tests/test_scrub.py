@@ -1076,6 +1076,7 @@ def test_scanner_fixture_classes_and_short_shapes_are_caught(name):
 # real text nobody here wrote (installed packages' sources and docs): classes of wrong redactions
 # ------------------------------------------------------------------------------------------------
 _TOKEN = r(ALNUM, 32)
+_HEX64 = r(HEX, 64)
 MACHINE_NEGATIVES = {
     # a secret word that opens another name is no context: KeyError, keyDetails, a hasher, a spec
     "context-word-opens-a-name": f"except KeyError:\n    return {_TOKEN}",
@@ -1143,6 +1144,15 @@ MACHINE_NEGATIVES = {
     "roff-font-path": "the key moves \\fBarch/i386/Makefile\\fR to \\fBarch/x86/Makefile\\fR",
     "unzip-pipe": "unzip \\-p articles paper1.dvi | dvips\nunzip -p backup.zip notes.txt",
     "dnskey-record": ". IN DNSKEY 257 3 8 " + r(B64, 120),
+    # C, C++, Perl: versions and hex numbers after a label, member paths, sums, macro names
+    "version-after-a-label": "            'Test2::Event::Pass'    => '1.302103',\n"
+                             "            'Test2::Event::Plan'    => '1.302103',",
+    "hex-number-after-a-label": "use constant ZIP_LOCAL_HDR_SIG                 => 0x04034b50;",
+    "member-path-call": "    my $pwd  = CPAN::anycwd();\n    Pass *ResultPass = Resolver->getAnalysisIfAvailable(PI);",
+    "member-path-enum": "  MemDeallocPolicy MDP = MemDeallocPolicy::Standard;\n  _M_token = __it->second;",
+    "value-spells-label-with-dash": " * @GNUTLS_KX_DHE_PSK: DHE-PSK key-exchange algorithm.",
+    "sum-of-a-name-and-a-number": "/* the key */\n#define V4L2_CID_ZOOM_ABSOLUTE   (V4L2_CID_CAMERA_CLASS_BASE+13)",
+    "macro-name": '#define PEM_STRING_SM2PRIVATEKEY "SM2 PRIVATE KEY"\n#define PEM_STRING_SM2PARAMETERS "SM2 PARAMETERS"',
     # a secret flag's spec of fields names the secret; OpenSSL's ciphertext shown as an example
     "secret-flag-spec": "docker run --secret id=npm_token_2024,src=$HOME/.npmrc node:20",
     "openssl-ciphertext": "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\n"
@@ -1180,6 +1190,8 @@ MACHINE_POSITIVES = {
     "secret-flag-value": ("vault write --secret Vinter2026!x", ["Vinter2026!x"]),
     "zip-password": ("zip -P Vinter2026!x backup.zip notes.txt\nsshpass -p Vinter2026!y ssh host",
                      ["Vinter2026!y"]),
+    "ethereum-private-key": (f"private_key: 0x{_HEX64}", [_HEX64]),
+    "version-like-password": ("password: 1.302103abc", ["1.302103abc"]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
 }
