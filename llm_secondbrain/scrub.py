@@ -1646,6 +1646,7 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
 
 
 _SQUASH = _lazy(r"[^a-z0-9]+")
+_NAME_OF_WORDS = _lazy(r"[A-Za-z_-]+")
 
 
 def _spells_label(v: str, lident: str) -> bool:
@@ -1658,7 +1659,7 @@ def _spells_label(v: str, lident: str) -> bool:
     sv, sl = _SQUASH.sub("", v.lower()), _SQUASH.sub("", lident)
     if sv == sl:
         return True
-    return sv.isalpha() and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
+    return _NAME_OF_WORDS.fullmatch(v) is not None and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
 _OPTION_SPEC = _lazy(r"[a-z][a-z_-]*=[^,\s]*(?:,|$)")
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
 _SPLIT = _lazy(r"[\s/]+")

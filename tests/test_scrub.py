@@ -1192,6 +1192,7 @@ MACHINE_POSITIVES = {
                      ["Vinter2026!y"]),
     "ethereum-private-key": (f"private_key: 0x{_HEX64}", [_HEX64]),
     "version-like-password": ("password: 1.302103abc", ["1.302103abc"]),
+    "value-holding-its-label": (f'SECRET_KEY = "secret_key={_TOKEN}"', [_TOKEN]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
 }
