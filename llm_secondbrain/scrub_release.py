@@ -20,6 +20,7 @@ def _rx(src: str) -> re.Pattern:
 
 
 _DOTTED_IDENT = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+_DECLARES = ("#define ", "struct ", "enum ", "union ", "class ")  # what a name follows when declared
 # a module's attribute: a lower-case module name (letters, digits, '_', one vowel at least:
 # "ed25519", "s2clientprotocol", "_win32typing") and names after dots
 _MODULE_ATTR = r"_*(?=[a-z0-9_]*[aeiouy])[a-z][a-z0-9_]*(?:\.[A-Za-z_]\w*)+"
@@ -45,8 +46,9 @@ def module_attribute(tok: str) -> bool:
 
 
 def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
-    """Is the identifier at [s, e) called, a function's return type or a mapping's key? Then it
-    is code or a name. So is a call's lone argument written bare, where the call is named like code.
+    """Is the identifier at [s, e) called, declared (a macro, a struct), a function's return type
+    or a mapping's key? Then it is code or a name. So is a call's lone argument written bare,
+    where the call is named like code.
 
     A secret is a literal: it is never called ('DRAFT201909.optional_cases_of(name=…)',
     'Proxy__ENSURE_WRAPPED(self)') nor written after '->' as a dotted return type
@@ -54,8 +56,8 @@ def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
     """
     if _rx(_DOTTED_IDENT).fullmatch(tok) is None:
         return False
-    if text.startswith("(", e) or text.endswith("#define ", max(0, s - 8), s):
-        return True  # (a macro's name is a name)
+    if text.startswith("(", e) or text.endswith(_DECLARES, max(0, s - 8), s):
+        return True  # (a macro's or a declared type's name is a name)
     if s > 0 and text[s - 1] in "\"'" and text.startswith((text[s - 1] + ":", text[s - 1] + " :"), e):
         return True  # a mapping's key ('"ListPrincipalThingsV2": {'): secrets are values
     if "_" in tok and text.startswith(")", e):
@@ -94,8 +96,13 @@ _HEX_TEXT = r"(?:[0-9A-Fa-f]{2}){8,}"
 _B64_TEXT = r"[A-Za-z0-9+/_-]{12,}={0,2}"
 
 
+_DECODED_HEAD = 240  # characters decoded at most: the head tells text from random bytes
+
+
 def _decoded(tok: str) -> str:
-    """The text that hex or base64 spells, or '' when it spells no printable text."""
+    """The text that hex or base64 spells (its head), or '' when it spells no printable text."""
+    if len(tok) > _DECODED_HEAD:
+        tok = tok[:_DECODED_HEAD]  # (a multiple of 4 and of 2: whole base64 quanta, whole bytes)
     try:
         if _rx(_HEX_TEXT).fullmatch(tok):
             raw = bytes.fromhex(tok)

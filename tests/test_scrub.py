@@ -1152,6 +1152,7 @@ MACHINE_NEGATIVES = {
     "member-path-enum": "  MemDeallocPolicy MDP = MemDeallocPolicy::Standard;\n  _M_token = __it->second;",
     "value-spells-label-with-dash": " * @GNUTLS_KX_DHE_PSK: DHE-PSK key-exchange algorithm.",
     "sum-of-a-name-and-a-number": "/* the key */\n#define V4L2_CID_ZOOM_ABSOLUTE   (V4L2_CID_CAMERA_CLASS_BASE+13)",
+    "declared-type-name": "/* a bag of secrets */\nstruct SEC_PKCS12SecretBagStr {\n    PLArenaPool *poolp;",
     "macro-name": '#define PEM_STRING_SM2PRIVATEKEY "SM2 PRIVATE KEY"\n#define PEM_STRING_SM2PARAMETERS "SM2 PARAMETERS"',
     # a secret flag's spec of fields names the secret; OpenSSL's ciphertext shown as an example
     "secret-flag-spec": "docker run --secret id=npm_token_2024,src=$HOME/.npmrc node:20",
@@ -1192,6 +1193,8 @@ MACHINE_POSITIVES = {
                      ["Vinter2026!y"]),
     "ethereum-private-key": (f"private_key: 0x{_HEX64}", [_HEX64]),
     "version-like-password": ("password: 1.302103abc", ["1.302103abc"]),
+    "long-base64-sentence-head": ("secret: " + base64.b64encode(b"a b c " + bytes(range(256)) * 4).decode(),
+                                  [base64.b64encode(b"a b c " + bytes(range(256)) * 4).decode()[200:260]]),
     "value-holding-its-label": (f'SECRET_KEY = "secret_key={_TOKEN}"', [_TOKEN]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
