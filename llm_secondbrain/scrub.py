@@ -1143,12 +1143,14 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
     lab = text[k:b]
     if b > k and (low[j - 1] == "=" or not lab.isalpha() or _CASE_HUMP.search(lab)):
         return lab
-    if b > k and low[b:b + 1] in "\"'" and not low.endswith(_FUSED_SECRET, k, b):
-        return lab  # (a fused "querykey" is a secret's label the table does not know)
+    if b > k and low[b:b + 1] in "\"'" and not low.endswith(_FUSED_SECRET, k, b) and low[k:b] not in _HOLDERS:
+        return lab  # (a fused "querykey" is a secret's label the table does not know; a "value"
+        # holds whatever its neighbours name: '"arn": "…:stream-key/…", "value": "sk_…"')
     return ""
 
 
 _FUSED_SECRET = ("key", "keys", "token", "tokens", "secret", "secrets")
+_HOLDERS = frozenset("value val data content body payload result text".split())
 _ID_LABEL = _lazy(r"(?i:[_.-](?:id|ids|url|uri|name|host|domain|region|user|username|email|account))$|"
                   r"[a-z0-9](?:Id|ID|Ids|Url|URL|Uri|Name|Host|Domain|Region|User|Email)$")
 

@@ -1195,6 +1195,8 @@ MACHINE_POSITIVES = {
     "version-like-password": ("password: 1.302103abc", ["1.302103abc"]),
     "long-base64-sentence-head": ("secret: " + base64.b64encode(b"a b c " + bytes(range(256)) * 4).decode(),
                                   [base64.b64encode(b"a b c " + bytes(range(256)) * 4).decode()[200:260]]),
+    "quoted-value-beside-a-secret-word": (f'"arn": "arn:aws:ivs:us-west-2:123456789012:stream-key/abc",\n'
+                                          f'"value": "sk_us-west-2_{_TOKEN}"', [_TOKEN]),
     "value-holding-its-label": (f'SECRET_KEY = "secret_key={_TOKEN}"', [_TOKEN]),
     "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
                                ["Vinter2026!x"]),
