@@ -489,7 +489,7 @@ _VALUE = _lazy(
 # values that are references, code or placeholders, never secrets
 _REF_FIRST = frozenset("$%{<[(")
 _REF_HINT = _lazy(r"[.(:\[+!{/-]")
-_REF_PREFIX = ("#{", "@{", "-----", "env:",
+_REF_PREFIX = ("#{", "@{", "-----", "env:", "enc[",  # (SOPS ciphertext: 'ENC[AES256_GCM,data:…]')
                "file:", "fd:", "vault:", "op://", "!vault", "!ref", "ref+", "arn:", "secretref",
                "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[", "env.",
                "secrets.", "settings.", "config.", "import.meta", "request.", "self.", "this.",
@@ -2195,9 +2195,9 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         after_connector, after_copula = connector, copula
 
 
-# a URL, a number, a file name; or code: a quote inside the word ('$p="",$q="0"') or an
+# a URL, a number, a file name, SOPS ciphertext; or code: a quote inside the word ('$p="",$q="0"') or an
 # interpolation opener ('$(dirname', '#{password}', '${PW}'): prose never writes those
-_PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\(")
+_PROSE_BAD = _lazy(r"^\w+=|^ENC\[|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\(")
 
 
 # ---- e-mail ---------------------------------------------------------------------------------

@@ -1154,6 +1154,7 @@ MACHINE_NEGATIVES = {
     "sum-of-a-name-and-a-number": "/* the key */\n#define V4L2_CID_ZOOM_ABSOLUTE   (V4L2_CID_CAMERA_CLASS_BASE+13)",
     "declared-type-name": "/* a bag of secrets */\nstruct SEC_PKCS12SecretBagStr {\n    PLArenaPool *poolp;",
     "macro-name": '#define PEM_STRING_SM2PRIVATEKEY "SM2 PRIVATE KEY"\n#define PEM_STRING_SM2PARAMETERS "SM2 PARAMETERS"',
+    "sops-ciphertext": "password: ENC[AES256_GCM,data:p673w==,iv:YY=,aad:UQ=,tag:A=]",
     # a secret flag's spec of fields names the secret; OpenSSL's ciphertext shown as an example
     "secret-flag-spec": "docker run --secret id=npm_token_2024,src=$HOME/.npmrc node:20",
     "openssl-ciphertext": "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\n"
