@@ -49,6 +49,9 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from urllib.parse import unquote
+
+from .scrub_release import code_expression, encoded_sentence, in_code_position, module_attribute
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
@@ -436,8 +439,8 @@ def _label_class(ident: str) -> int:
     if last in _PW_WORDS:
         return _PWD
     if last in _SECRET_WORDS:
-        if prev in ("public", "publishable"):
-            return _NOT  # publicToken, publishable_key: meant to be shown
+        if prev in ("public", "publishable") or (prev == "key" and len(comps) > 2 and comps[-3] == "public"):
+            return _NOT  # publicToken, publishable_key, .NET's publicKeyToken: meant to be shown
         if last == "token" and prev in _PAGING:
             return _NOT  # NextToken, page_token, IdempotencyToken: a cursor or a request's id
         if last == "auth" and prev in ("o", "basic", "http", "no"):
@@ -501,7 +504,7 @@ _VALUE = _lazy(
 # values that are references, code or placeholders, never secrets
 _REF_FIRST = frozenset("$%{<[(")
 _REF_HINT = _lazy(r"[.(:\[+!{/-]")
-_REF_PREFIX = ("#{", "@{", "-----", "env:",
+_REF_PREFIX = ("#{", "@{", "-----", "env:", "enc[",  # (SOPS ciphertext: 'ENC[AES256_GCM,data:…]')
                "file:", "fd:", "vault:", "op://", "!vault", "!ref", "ref+", "arn:", "secretref",
                "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[", "env.",
                "secrets.", "settings.", "config.", "import.meta", "request.", "self.", "this.",
@@ -524,8 +527,10 @@ _DEFAULT_PASSWORDS = frozenset(
     "manager sa redis rabbitmq minioadmin minio elastic neo4j mongo mongodb toor raspberry "
     "ubuntu vagrant docker jenkins sonar nexus keycloak airflow grafana prom-operator "
     "admin123 password1 123456 12345678 qwerty letmein welcome anonymous anonymous@".split())
+# a name, its members ('.', and '::' or '->' in C++, Rust and Perl), then a call, an index or a member
 _CODEISH = _lazy(
-    r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(|\[(?:[\"':A-Za-z_0-9-]|$)|\.[A-Za-z_][A-Za-z0-9_]*$)")
+    r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
+    r"(?:\(|\[(?:[\"':A-Za-z_0-9-]|$)|(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*$)")
 _IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|String|number|boolean)\b")
 
@@ -564,6 +569,10 @@ def _placeholder(v: str, lv: str) -> bool:
     return False
 
 
+_VERSION = _lazy(r"v?\d+(?:\.\d+)+")
+_SMALL_HEX = _lazy(r"0[xX][0-9A-Fa-f]{1,16}")  # (an Ethereum private key is 0x and 64 hex digits)
+# a dotted name of short words: a setting's or a property's name, never a generated token
+_PROPERTY_NAME = _lazy(r"[A-Za-z_][A-Za-z0-9_]{0,15}(?:\.[A-Za-z_][A-Za-z0-9_]{0,15}){2,}")
 _ESCAPED_PH = _lazy(r"&(?:lt|#x3c|#60);[\w|. -]{1,60}(?:&(?:gt|#x3e|#62);|>)?")
 _JOINED_WORDS = _lazy(r"[a-z]+(?:[-_][a-z]+)+")
 _CONST_NAME = _lazy(r"[A-Z]{3}[A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
@@ -578,7 +587,10 @@ def _is_reference(v: str, quoted: bool) -> bool:
     if first in _REF_FIRST:
         # a leading "{" / "(" / "[" / "%" / "<" only means code when it is not part of a password
         # like "{x9Fq..." — require something identifier-like right after.
-        if first in "{([%<" and len(v) > 1 and not (v[1].isalpha() or v[1] in "{%$_'\" ") and not lv.startswith(("[redacted", "<%", "{%", "{{", "%(")):
+        # ("((PyObject*)__pyx_t_3": a cast inside parentheses, "[[i.n(2)": a nested list; "[^/]+/": a
+        # regular expression's class)
+        nxt = v.lstrip("([")[:1] if first in "([" and v[1:2] in "([" else v[1:2]
+        if first in "{([%<" and len(v) > 1 and not (nxt.isalpha() or nxt in "{%$_'\" " or (first == "[" and nxt == "^")) and not lv.startswith(("[redacted", "<%", "{%", "{{", "%(")):
             return False
         if first == "%" and _PERCENT_REF.match(v) is None:
             return False  # not %APPDATA% / %(name)s / %s: a key that happens to open with '%'
@@ -592,7 +604,7 @@ def _is_reference(v: str, quoted: bool) -> bool:
     if _placeholder(v, lv):
         return True
     if not quoted:
-        if ("(" in v or "[" in v or "." in v) and _CODEISH.match(v):
+        if ("(" in v or "[" in v or "." in v or ":" in v or ">" in v) and _CODEISH.match(v):
             return True
         if _IDENTIFIER.fullmatch(v):
             # bare identifiers: variables unless they look like a made-up word with digits
@@ -637,10 +649,14 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False
     if _MARK in v:
         return False
+    if "\\" in v and _ROFF.search(v):
+        return False  # a manual page's markup: "\\-\\-token\\-format=full", "my\\-username"
     if _is_reference(v, quoted):
         return False
     if (v[0] in "/~." or v.lower().endswith(_PATH_EXT)) and (not _entropy_ok(v, 20) or _wordy(v) >= 0.4):
         return False  # a path: "/en/enterprise-server@3.0/auth"
+    if v.count("/") >= 2 and _wordy(v) >= 0.4:
+        return False  # a path of words: "mock_access_key/20220524/us-east-1/cognito-idp/aws4_request"
     if "://" in v:  # URLs are handled by the URL rule
         return False
     if v.lower() in _DEFAULT_PASSWORDS:
@@ -649,6 +665,14 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False  # a sentence ("Boolean indicating whether …"): keys have no spaces, passphrases few
     if cls != _PWD and _public_der(v):
         return False  # key: "MFkwEwYHKoZIzj0CAQY…": a public key
+    if _b64_placeholder(v) or (cls != _PWD and (encoded_sentence(v) or _b64_head(v).startswith(_SALTED))):
+        return False  # base64 of 'not my real password', of 'isaacs:<placeholder>', of a sentence, a ciphertext
+    if cls != _PWD and _PROPERTY_NAME.fullmatch(v):
+        return False  # a setting's name: "fs.s3.cse.kms.keyId"
+    if _VERSION.fullmatch(v):
+        return False  # a version: 'Test2::Event::Pass' => '1.302103'
+    if cls != _PWD and _SMALL_HEX.fullmatch(v):
+        return False  # a number written in hex: ZIP_LOCAL_HDR_SIG => 0x04034b50
     if cls != _PWD and _DECIMAL.fullmatch(v):
         return False  # "lastModifiedSecret": 1596573346.171 is a time
     if v.isdigit():  # a PIN-like password, or a long numeric token
@@ -663,6 +687,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
             return False  # one case, no digit: a word or a slug ('i-am-the-worst')
         if n < 12 and not dg:
             return False
+        if " " in v and max(map(len, v.split())) < 12:
+            return False  # a token is one unbroken run: "RFC 2518" names a document
         return _wordy(v) < 0.7  # "AgencyIdentificationCodeContentType" names something
     # weak label ("key", "bucket_key"): only clearly random values, not names made of words
     return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5
@@ -687,6 +713,9 @@ def _public_der(v: str) -> bool:
     return j < len(der) and der[j] == 0x03
 
 
+_SALTED = b"Salted__"  # what `openssl enc -a` output opens with: a ciphertext shown, not its key
+
+
 def _b64_head(v: str) -> bytes:
     """The first bytes of base64 text, decoded ('' when it is not base64)."""
     head = v[:64]
@@ -697,13 +726,16 @@ def _b64_head(v: str) -> bytes:
 
 
 def _b64_placeholder(v: str) -> bool:
-    """Base64 of a placeholder pair such as 'username:password' (curl's own docs)."""
+    """Base64 of a placeholder pair such as 'username:password' (curl's own docs), or of a
+    placeholder alone ('bm90IG15IHJlYWwgcGFzc3dvcmQ=' is 'not my real password')."""
     try:
         raw = base64.b64decode(v + "=" * (-len(v) % 4), validate=True).decode("utf-8").strip()
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return False
     user, _, pw = raw.partition(":")
-    return bool(pw) and (_url_placeholder(pw) or pw.lower() == user.lower())
+    if not pw:  # (a phrase: base64 of a lone word, even 'mypassword', may be what a Secret holds)
+        return " " in raw and raw.isprintable() and _placeholder(raw, raw.lower())
+    return _url_placeholder(pw) or pw.lower() == user.lower()
 
 
 def _b64_creds(v: str) -> bool:
@@ -731,7 +763,7 @@ class _Spans:
     verdict that depends on the value alone (or on a token and the text of its context window)
     is reached once per document (and forgotten with it).
     """
-    __slots__ = ("items", "filler", "value_ok", "verdicts", "context")
+    __slots__ = ("items", "filler", "value_ok", "verdicts", "context", "shared")
 
     def __init__(self):
         self.items: list[tuple[int, int, str]] = []
@@ -739,6 +771,7 @@ class _Spans:
         self.value_ok: dict[tuple, bool] = {}
         self.verdicts: dict[tuple, tuple] = {}  # _value_verdict, by value, separator and label
         self.context: dict[tuple, bool] = {}  # _secret_context, by token and context window
+        self.shared: dict[str, bool] = {}  # _plain_label_holds, by value (at most _MAX_SHARED)
 
     def add(self, s: int, e: int, kind: str, text: str) -> None:
         if e <= s:
@@ -882,8 +915,8 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
                 if vm is None:
                     continue
                 ve = vm.end()
-                if check and not _entropy_ok(text[s:ve], 20):
-                    continue
+                if check and (not _entropy_ok(text[s:ve], 20) or _is_compound_name(text[s + plen:ve])):
+                    continue  # (a short, common prefix: "sk-ecdsa-sha2-nistp256-cert-v01" is an SSH key type)
                 hit = True
                 if _placeholder_body(text[s + plen:ve]):
                     break
@@ -997,16 +1030,20 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if gm is not None and not low.endswith(_DIGEST_BEFORE, max(0, s - 8), s):
         pre, body = gm.group(1), gm.group(2)
         lp = pre.lower()
-        if not lp.startswith(("sha", "md5", "blake", "crc", "node", "python", "linux", "release", "build", "commit", "data", "image")):
+        if lp not in _ID_PREFIXES and not lp.startswith(("sha", "md5", "blake", "crc", "node", "python", "linux", "release", "build", "commit", "data", "image")):
             up, lo, dg = _classes(body)
-            if dg and ((up and lo) or (_HEX.fullmatch(body) and len(body) >= 32)):
-                spans.add(s, e, "api_token", text)
+            if dg and ((up and lo) or (_HEX.fullmatch(body) and len(body) >= 32)) and not (
+                    _code_name(tok) or in_code_position(text, s, e, tok)):
+                spans.add(s, e, "api_token", text)  # (not a name in code: "NpyDatetime_ConvertDatetime64ToDatetimeStruct")
                 return
     # context: a secret word shortly before, no hash / id / public word
     _contextual(text, low, s, e, tok, spans)
 
 
 _WINDOW = 160
+# an API's object and request ids ("req_…", "evt_…", "chatcmpl-…"): shown in logs and answers, no secret
+_ID_PREFIXES = frozenset("req request trace span evt event msg txn run thread asst chatcmpl batch job "
+                         "cus ch pi py sub in prod price acct file".split())
 
 
 def _window_start(s: int, items: list) -> int:
@@ -1040,6 +1077,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
         return  # UUID / ULID
+    if "-" in tok and _HEX_GROUPS.fullmatch(tok):
+        return  # groups of hex digits: a GUID cut by a line break ("E914-47DA-95CA-C5AB0DC85B11"), a MAC
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
         return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
     if _is_compound_name(tok):
@@ -1059,6 +1098,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return
     if prev in _REF_BEFORE or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
         return
+    if prev == "\\" and tok[0] == "f" and tok[1:2] in ("B", "I", "R", "P", "5"):
+        return  # a manual page's font change glued to a word: "\\fBarch/i386/Makefile"
     a = _window_start(s, spans.items)
     # stay within the last three lines
     nl = low.rfind("\n", a, s)
@@ -1074,8 +1115,14 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     secret = spans.context.get(key)
     if secret is None:
         secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo) and not (
-            _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok)
-    if secret:  # (not a name in code, base64 of 'username:password', a public key, an EXAMPLE)
+            _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok
+            or code_expression(tok) or (not (up and lo) and _wordy(tok) >= 0.8) or encoded_sentence(tok)
+            or _b64_head(tok).startswith(_SALTED))
+    # (not a name in code or a sum of names, base64 of 'username:password', a public key, an
+    # EXAMPLE, a name of words in one case ("oauth2credentialprovider"), words in hex or base64,
+    # OpenSSL's ciphertext ("U2FsdGVkX1…"); and, read
+    # outside the memo as it looks past the token, not a name called or typed in code)
+    if secret and not in_code_position(text, s, e, tok):
         spans.add(s, e, "secret", text)
 
 
@@ -1088,8 +1135,10 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
     if "[redacted:" in window:
         window = _MARK_RE.sub(" ", window)
     window = _without_random_runs(window)
-    vendor = _CTX_GOOD_RE.search(window) is None
-    if _CTX_BAD_RE.search(window) is not None or (vendor and not _vendor_label(low, a, s, tok, is_hex, mixed_case)):
+    if _CTX_BAD_RE.search(window) is not None:
+        return False  # "sha256", "commit", "fingerprint", ...: a hash or an id
+    vendor = not _names_a_secret(window)
+    if vendor and not _vendor_label(low, a, s, tok, is_hex, mixed_case):
         return False  # no secret word nor a service's name as the label; or "sha256", "commit", ...
     # a value of a non-secret label right before ("client_id=...", "trace_id: ..."): an id, even
     # beside a service's name ("AUTH0_CLIENT_ID=…"), where a service's own name labels its key
@@ -1107,7 +1156,8 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
 def _label_before(text: str, low: str, a: int, s: int) -> str:
     """The label of the pair whose value starts at s ("client_id=", "NextToken": ), or "".
 
-    A plain word before ':' is left out: in a chat log it is the speaker ("Ola: …")."""
+    A plain word before ':' is left out: in a chat log it is the speaker ("Ola: …"); a quoted one
+    is a key of JSON or YAML ('"ID": …', '"Sid": …'), never a speaker."""
     j = s
     while j > a and low[j - 1] in " \t\"'`\n":  # (the value may open the next line)
         j -= 1
@@ -1122,9 +1172,14 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
     lab = text[k:b]
     if b > k and (low[j - 1] == "=" or not lab.isalpha() or _CASE_HUMP.search(lab)):
         return lab
+    if b > k and low[b:b + 1] in "\"'" and not low.endswith(_FUSED_SECRET, k, b) and low[k:b] not in _HOLDERS:
+        return lab  # (a fused "querykey" is a secret's label the table does not know; a "value"
+        # holds whatever its neighbours name: '"arn": "…:stream-key/…", "value": "sk_…"')
     return ""
 
 
+_FUSED_SECRET = ("key", "keys", "token", "tokens", "secret", "secrets")
+_HOLDERS = frozenset("value val data content body payload result text".split())
 _ID_LABEL = _lazy(r"(?i:[_.-](?:id|ids|url|uri|name|host|domain|region|user|username|email|account))$|"
                   r"[a-z0-9](?:Id|ID|Ids|Url|URL|Uri|Name|Host|Domain|Region|User|Email)$")
 
@@ -1192,6 +1247,7 @@ def _without_random_runs(window: str) -> str:
 
     return _TOKEN_RUN.sub(blank, window)
 _REF_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
+_HEX_GROUPS = _lazy(r"[0-9A-Fa-f]{1,12}(?:-[0-9A-Fa-f]{1,12})+")
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
 # a segment is letters, optionally a number and a lower-case tail ("S3session", "k8s"); the tail only
 # after digits, so a run of letters splits one way only (two adjacent letter runs backtrack
@@ -1245,8 +1301,8 @@ def _code_name(tok: str) -> bool:
     often short, are not judged by this). A name has camelCase humps or snake_case joints;
     without them the runs of a random lower-case body make words too often.
     """
-    if "." in tok and (_wordy(tok) >= 0.7 or _DOTTED_NAME.search(tok)):
-        return True  # a module's attribute: "http2.sensitiveHeaders"
+    if "." in tok and (_wordy(tok) >= 0.7 or _DOTTED_NAME.search(tok) or module_attribute(tok)):
+        return True  # a module's attribute: "http2.sensitiveHeaders", "ed25519.Ed25519PublicKey"
     if tok[0].islower() and _CAMEL_NAME.fullmatch(tok) and sum(
             len(h) > 2 and _VOWEL.search(h) is not None for h in _HUMP.findall(tok)) >= 3:
         return True  # camelCase: "xmlSecTransformRsaPkcs1Id"
@@ -1274,11 +1330,42 @@ _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credenti
              "webhook", "dsn", " pat")
 # words that say "this long string is a hash / id / public thing"
 _CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "signingkey", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
-            "integrity", "commit", "hash", "cert", "request_id", "request-id", "trace", "uuid",
-            "etag", "revision", "rev=", "serial", "ciphervalue", "ciphertext", "cipherdata")
+            "integrity", "commit", "hash", "cert", "request_id", "request-id", "request id", "trace", "uuid",
+            "etag", "revision", "rev=", "serial", "ciphervalue", "ciphertext", "cipherdata", "dnskey")
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
 _CTX_GOOD_RE = _lazy("|".join(map(re.escape, _CTX_GOOD)))  # one scan instead of a word at a time
 _CTX_BAD_RE = _lazy("|".join(map(re.escape, _CTX_BAD)))
+# the context words a label can end in: inside a longer name they may name something else
+_CTX_LABEL_WORDS = frozenset(("token", "secret", "key", "passw", "credential"))
+_VERSION_TAIL = _lazy(r"[_-]*v?\d+$")
+_PASSWORD_REST = _lazy(r"ord|d|ort")
+
+
+def _names_a_secret(window: str) -> bool:
+    """Does a secret word in the lower-cased window name a secret, not open another name?
+
+    "token", "key", "secret" also open names that are no secret's label: PyExc_KeyError,
+    keyDetails, tokenizer, PBKDF2PasswordHasher, key_spec. A word that ends its name (a bare
+    "key", "apiKey", "scalewaykey", "api_tokens", "GITHUB_TOKEN_V2", "com.x.credentials.y")
+    counts; one followed by more of the name counts only when the whole name is a secret's
+    label, judged as the label rules judge one ("secret_key_base", "secretkey").
+    """
+    for m in _CTX_GOOD_RE.finditer(window):
+        word = m.group()
+        if word not in _CTX_LABEL_WORDS:
+            return True  # "bearer", "webhook", "dsn", "nøkkel", ...
+        a, b, n = m.start(), m.end(), len(window)
+        while a > 0 and window[a - 1] in _IDCHARS and window[a - 1] != ".":
+            a -= 1
+        if word == "passw":
+            b = _PASSWORD_REST.match(window, b).end()  # "password", "passwd", "passwort"
+        e = b
+        while e < n and window[e] in _IDCHARS and window[e] != ".":
+            e += 1
+        rest = _VERSION_TAIL.sub("", window[b:e])
+        if rest in ("", "s") or _label_info(window[a:e])[0] != _NOT:
+            return True
+    return False
 
 
 # ---- labelled values ------------------------------------------------------------------------
@@ -1430,8 +1517,8 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
         elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
             # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
             dm = _PHP_DEFINE.match(text, pos)
-            if dm is not None:
-                pos = dm.end()
+            if dm is not None and text[dm.end():dm.end() + 1] in ("\"", "'"):
+                pos = dm.end()  # (a bare argument is a variable or a keyword: 'prompt("Password", hide_input=True)')
                 sep = "="
     if sep is None and _name_before(text, a):
         # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
@@ -1487,8 +1574,74 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
     digits = n - 2 if v.startswith(("0x", "0X"), off) else n
     if info[0] != _PWD and digits in (8, 16, 40) and _HEX_ID.fullmatch(v, off, off + n) and _OPENPGP.search(_line_of(text, vs).lower()):
         return True  # an OpenPGP key id or fingerprint ("gpg --recv-keys …", "user.signingkey …"): public
+    if not quoted and text.startswith(_CODE_AFTER, vs + off + n) and _typed_name(v[off:off + n]):
+        return True  # a type or a variable in code: "key: X25519PrivateKey | None", "sig=p0_type_char + …"
+    if _plain_label_holds(text, v[off:off + n], vs + off, spans):
+        return True  # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
     spans.add(vs + off, vs + off + n, info[1], text)
     return True
+
+
+# what follows a type or a variable in code: a union, a default, a return type, a sum, the next parameter
+_CODE_AFTER = (" | ", " = ", " -> ", " + ", ",\n", ",\r\n", ")")
+
+
+def _typed_name(v: str) -> bool:
+    """A name code would use for a type or a variable, not a password someone chose: a name of
+    words ('X25519PrivateKey'), a PascalCase word run ('FilterOrBool') or a snake_case name. A
+    name that ends in digits ('SuperSecret2024') is how people make passwords: not a name here."""
+    if _IDENTIFIER.fullmatch(v) is None or v[-1].isdigit():
+        return False
+    return ("_" in v.strip("_") or (v[0].isupper() and v.isalpha() and _CASE_HUMP.search(v) is not None)
+            or _code_name(v))
+
+
+_MAX_SHARED = 64  # distinct values looked for per document: a bounded cost
+_SHARED_REACH = 4000  # how far from the value its other holders are looked for
+_SHARED_LOOKS = 8  # other copies looked at per value
+
+
+def _plain_label_holds(text: str, v: str, vs: int, spans: _Spans) -> bool:
+    """Is the value at vs also the value of a label that names no secret, nearby?
+
+    A type or an enum is everyone's value: "password: Incomplete" beside "user: Incomplete",
+    "password: ReadableBuffer, salt: ReadableBuffer", "__pyx_v_bytes_key = ((PyObject*)__pyx_t_3)"
+    beside "__pyx_v_bytes_value = ((PyObject*)__pyx_t_3)". A secret is its own label's value;
+    a label that holds it too is about it ("password_confirmation", "old_password"), so only a
+    label without a secret word ("user", "salt", "func") counts. Looked for within a few
+    thousand characters, for a bounded number of distinct values per document.
+    """
+    held = spans.shared.get(v)
+    if held is not None:
+        return held
+    if len(spans.shared) >= _MAX_SHARED:
+        return False
+    held = spans.shared[v] = _plain_holder(text, v, vs)
+    return held
+
+
+def _plain_holder(text: str, v: str, vs: int) -> bool:
+    lo, hi = max(0, vs - _SHARED_REACH), min(len(text), vs + len(v) + _SHARED_REACH)
+    i = text.find(v, lo, hi)
+    looks = 0
+    while i >= 0 and looks < _SHARED_LOOKS:
+        if i != vs and _bounded(text, i, i + len(v)):
+            looks += 1
+            j = i
+            while j > lo and text[j - 1] in " \t\"'`":
+                j -= 1
+            if j > lo and text[j - 1] in ":=":
+                k = j - 1
+                while k > lo and text[k - 1] in " \t\"'`":
+                    k -= 1
+                b = k
+                while k > lo and text[k - 1] in _IDCHARS and b - k < 64:
+                    k -= 1
+                label = text[k:b].lower()
+                if label and _STEM.search(label) is None:
+                    return True
+        i = text.find(v, i + len(v), hi)
+    return False
 
 
 _HEX_ID = _lazy(r"(?:0x)?[0-9A-Fa-f]+")
@@ -1516,6 +1669,8 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
             word = len(v)  # ("password: Unicode password.": prose, when a word follows)
     if not v:
         return word, None
+    if _spells_label(v, lident):
+        return word, None  # the value spells its label: 'utf_8_sig': 'UTF-8-SIG', SECRET_KEY = 'AWSSecretKey'
     # Authorization: <scheme> <credentials>
     if lident.endswith("authorization") or (cls == _SEC and v.lower() in _SCHEMES):
         return word, _AUTH
@@ -1524,8 +1679,8 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
         v = v[5:]
         off = 5
     if sep == " ":
-        if v[0] == "-":
-            return word, None
+        if v[0] == "-" or (flag and cls != _PWD and _OPTION_SPEC.match(v)):
+            return word, None  # the next flag, or a flag's spec of fields ("--secret id=npm_token,src=…")
         if not flag and _pw_shape(v) < (2 if lident == "pass" else 1):
             return word, None  # ("pass force_zip64 to use …": 'pass' the verb wants a strong value)
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
@@ -1535,6 +1690,22 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
     return word, (off, len(v))
 
 
+_SQUASH = _lazy(r"[^a-z0-9]+")
+_NAME_OF_WORDS = _lazy(r"[A-Za-z_-]+")
+
+
+def _spells_label(v: str, lident: str) -> bool:
+    """Is the value its own label's name? An enum's member or a field's name, not a secret.
+
+    'utf_8_sig': 'UTF-8-SIG' spells the label; a value of letters alone ('AWSSecretKey' for
+    SECRET_KEY, 'challengePassword' for CHALLENGE_PASSWORD, a forward reference "_RSAPrivateKey"
+    for private_key) may also hold the label or be held by it. A value with a digit must spell it exactly: 'Password123' is a weak password.
+    """
+    sv, sl = _SQUASH.sub("", v.lower()), _SQUASH.sub("", lident)
+    if sv == sl:
+        return True
+    return _NAME_OF_WORDS.fullmatch(v) is not None and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
+_OPTION_SPEC = _lazy(r"[a-z][a-z_-]*=[^,\s]*(?:,|$)")
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
 _SPLIT = _lazy(r"[\s/]+")
 _USER_FLAG = _lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")
@@ -1551,6 +1722,8 @@ def _auth_value(text: str, pos: int, spans: _Spans) -> None:
     v = m.group(2)
     if scheme and scheme not in _SCHEMES and scheme not in ("sharedkey", "hmac", "aws4-hmac-sha256", "zoho-oauthtoken", "klaviyo-api-key"):
         return
+    if not scheme and (_is_reference(v, False) or _is_compound_name(v)):
+        return  # a variable ("self._expected_authorization") or a header's name ("x-amz-content-sha256")
     _credential_token(text, m.start(2), v, scheme, spans)
 
 
@@ -1620,6 +1793,8 @@ _WEB_SCHEMES = frozenset("http https ftp ftps sftp ws wss git ssh smtp smtps ima
 
 
 def _url_placeholder(pw: str) -> bool:
+    if "%" in pw and not pw.startswith("%("):
+        pw = unquote(pw)  # a URL's user info is percent-encoded: 'a%20secret' is 'a secret'
     lp = pw.lower()
     if lp in _PLACEHOLDER_WORDS or lp in ("pass", "pw", "pwd", "passwd", "password", "secret", "foobared", "example", "changeme", "xxx"):
         return True
@@ -1641,7 +1816,7 @@ def _oracle(text: str, spans: _Spans) -> None:
 # ---- CLI arguments -------------------------------------------------------------------------
 _CLI_P = _lazy(r"(?<![\w-])-p(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "7z", "7za", "rar", "unrar")
-_CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "zip", "unzip", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
+_CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 _CLI_USERPASS = _lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
 _CLI_KEY_AS_USER = _lazy(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{8,64}):\1(?=\s|$)")
 _CLI_REDIS = _lazy(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
@@ -1691,8 +1866,8 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
     if "-u" in text or "--user" in text or "-U" in text:
         for m in _CLI_USERPASS.finditer(text):
             v, s = _unquote(m.group(4), m.start(4))
-            if m.group(2).startswith("<"):
-                continue  # <user:password>
+            if m.group(2).startswith("<") or v.startswith("//"):
+                continue  # <user:password>; a URL after -U ("add-apt-repository -U http://host/repo")
             if m.group(3) == "%" and "smbclient" not in _line_of(low, m.start()) and "rpcclient" not in _line_of(low, m.start()):
                 continue
             if _cli_value_ok(v) and not _url_placeholder(v):
@@ -1897,14 +2072,16 @@ def _pw_shape(tok: str) -> int:
         return 0
     if tok.startswith(("#", "@", "/", "~/", "./", "$", "%", "<", "{{", "[REDACTED", "http")):
         return 0
-    if tok[0] == tok[-1] and tok[0] in "*_" and tok[1:-1].isalpha():
-        return 0  # Markdown emphasis: "*Type*"
+    if "\\" in tok and _ROFF.search(tok):
+        return 0  # a manual page's markup: "prompt\\&.", "\\-\\-password"
+    if tok[0] in "*_" and tok.strip("*_").replace("_", "").isalpha():
+        return 0  # Markdown or reStructuredText emphasis: "*Type*", "*makes", "*codec_errors*"
     if tok[0] == "{" and (tok[1:2].isalnum() or tok[1:2] in "_}"):
         return 0  # an f-string's or a format's field: "{password!r}", "{0}"
     if tok[0] == "&" and tok[1:6].lower().startswith(("lt;", "#x3c;", "#60;")):
         return 0  # an HTML-escaped <placeholder>
-    if _DATEISH.match(tok) or _CODE_TOKEN.search(tok):
-        return 0
+    if _DATEISH.match(tok) or _CODE_TOKEN.search(tok) or module_attribute(tok):
+        return 0  # (a date, a version, code; "win32typing.PyHANDLE" after '->')
     letters = digits = syms = 0
     for ch in tok:
         if ch.isalpha():
@@ -1917,6 +2094,8 @@ def _pw_shape(tok: str) -> int:
         return 0  # a question: "(file? command-line? env. variable?)"
     if not digits and (tok.count("(") != tok.count(")") or tok.count("[") != tok.count("]")):
         return 0  # a word and its punctuation ("digest)#", "options])#"), not a generated password
+    if _EXPRESSION.search(tok) and not _nested(tok):
+        return 0  # a piece of an expression: "Piecewise((1", "1/3)*piecewise(x", "x^2)/x"
     if not letters or tok.rstrip("!?.").isalpha():
         # a word ending a sentence ("did not match!", "you've just created?"), unless random
         return 1 if _random_letters(tok) else 0
@@ -1938,7 +2117,24 @@ def _pw_shape(tok: str) -> int:
 
 
 # v8::Object, GetCurrent(), res.writeHead(200, utf8_to_utf16_dup(value, target[1024, pw[:-1]
-_CODE_TOKEN = _lazy(r"::|\(\)|\.[A-Za-z_]\w*\(|[A-Za-z0-9]_\w*\(|\w\[[-:\d]+\]?$")
+_CODE_TOKEN = _lazy(r"::|\(\)|\.[A-Za-z_]\w*\(|[A-Za-z0-9]_\w*\(|\w\[[-:\d]+\]?$|\(\?[:i!=<]|\)\|\(")
+# calls nested in calls or an operator beside a parenthesis: with unmatched parentheses, code cut
+# at a space ("Piecewise((1", "Sum(Piecewise((1", "x^2)/x"), where "Welcome(2024" is a password
+_EXPRESSION = _lazy(r"[A-Za-z]{3}\((?:\(|[A-Za-z]{3})|[)\]][*/^+]|[*/^+]\(")
+
+
+def _nested(tok: str) -> bool:
+    """Parentheses that open before they close and all close: "Welcome(2024)", not "f((1"."""
+    depth = 0
+    for c in tok:
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+_ROFF = _lazy(r"\\(?:[&-]|f[BIRP]|\*\()")  # (not a Windows path's "\\fx166.exe")
 _DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 _WORD = _lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"
@@ -2041,8 +2237,8 @@ def _judge_word(raw: str, start: int) -> tuple:
     # a URL, a number, a file name; or a placeholder ("MyExamplePassword1!"), a default ('admin')
     ltok = tok.lower()
     bad = bool(shape) and (_PROSE_BAD.search(tok) is not None or _PH_INNER_RE.search(ltok) is not None
-                           or (shape == _QUOTED and (ltok in _DEFAULT_PASSWORDS or ltok in _NOT_A_VALUE
-                                                     or _placeholder(tok, ltok))))
+                           or ltok in _DEFAULT_PASSWORDS or ltok in _PLACEHOLDER_WORDS
+                           or (shape == _QUOTED and (ltok in _NOT_A_VALUE or _placeholder(tok, ltok))))
     connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
     copula = lw in _PASS_NEXT  # ("is", "=", ":" alone; not another pair's "host:")
     return (False, tok, s, shape, bad, connector, copula)
@@ -2084,9 +2280,9 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         after_connector, after_copula = connector, copula
 
 
-# a URL, a number, a file name; or code: a quote inside the word ('$p="",$q="0"') or an
+# a URL, a number, a file name, SOPS ciphertext; or code: a quote inside the word ('$p="",$q="0"') or an
 # interpolation opener ('$(dirname', '#{password}', '${PW}'): prose never writes those
-_PROSE_BAD = _lazy(r"^\w+=|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\(")
+_PROSE_BAD = _lazy(r"^\w+=|^ENC\[|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\(")
 
 
 # ---- e-mail ---------------------------------------------------------------------------------

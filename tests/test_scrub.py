@@ -1135,3 +1135,149 @@ def test_scanner_fixture_classes_and_short_shapes_are_caught(name):
     out = scrub(text)
     for secret in secrets:
         assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+
+
+# ------------------------------------------------------------------------------------------------
+# real text nobody here wrote (installed packages' sources and docs): classes of wrong redactions
+# ------------------------------------------------------------------------------------------------
+_TOKEN = r(ALNUM, 32)
+_HEX64 = r(HEX, 64)
+MACHINE_NEGATIVES = {
+    # a secret word that opens another name is no context: KeyError, keyDetails, a hasher, a spec
+    "context-word-opens-a-name": f"except KeyError:\n    return {_TOKEN}",
+    "context-word-camel-name": f"keyDetails === {_TOKEN}",
+    "context-word-class-name": f"a tokenizer splits {_TOKEN}",
+    "context-word-snake-name": f"elif key_spec == {_TOKEN}:",
+    # names in code: a module's attribute, a call, a dotted return type, a generic shape made of words
+    "module-attribute": "isinstance(key, (ed25519.Ed25519PrivateKey, ed25519.Ed25519PublicKey))",
+    "module-attribute-type": "    Key: _win32typing.PyPROPERTYKEY, riid: _win32typing.PyIID, /",
+    "called-name": 'the key:\n    DRAFT201909.optional_cases_of(name="anchor"),',
+    "called-macro": "    PyObject *key, PyObject* value)\n{\n    Proxy__ENSURE_WRAPPED_OR_RETURN_MINUS1(self);",
+    "dotted-return-type": "def pathing_grid(self, token) -> s2clientprotocol.common_pb2.ImageData:",
+    "generic-shape-of-words": "int convert_datetime64_to_datetimestruct "
+                              '"NpyDatetime_ConvertDatetime64ToDatetimeStruct" (',
+    # a type or a setting that a label without a secret word holds too
+    "type-annotation-shared": "def scrypt(password: ReadableBuffer, *, salt: ReadableBuffer, n: int) -> bytes: ...",
+    "stub-attribute-shared": "class URL:\n    scheme: Incomplete\n    username: Incomplete\n    password: Incomplete\n",
+    "mapping-shared": "FILTERS = {\n    'pass': 'bandpass',\n    'bp': 'bandpass',\n}",
+    # code values: a cast, a sum of names, a generated name, a regular expression, an expression
+    "cast-value": "  __pyx_v_bytes_key = ((PyObject*)__pyx_t_3);\n  __pyx_t_3 = 0;",
+    "sum-of-names": "PyObject *key = NULL;\n__pyx_t_1 = __Pyx_PyObject_FastCall(f, __pyx_callargs+__pyx_t_4, 2);",
+    "generated-name": "__pyx_n_u_keys, __pyx_mstate->__pyx_kp_b_iso88591_A_t9A, tuple_dedup_map);",
+    "regex-class-value": 'region = re.sub(r".*Credential=[^/]+/[^/]+/([^/]+)/.*", r"\\1", auth)',
+    "prose-word-in-expression": "    pw = Piecewise((1, And(1 <= n, n <= nmax)), (0, True))",
+    "prose-word-in-regex": 'password_regex: str = "(?i)(?:password:)|(?:passphrase for key)",',
+    "prose-emphasis": "You can pass *codec_errors* to control how errors in decoding are handled.",
+    "authorization-variable": "self._expected_authorization = expected_authorization",
+    "authorization-header-names": '_SIGNING_HEADERS = ("authorization", "x-amz-content-sha256", "x-amz-date")',
+    "call-keyword-argument": 'password = click.prompt("Password", hide_input=True)',
+    "one-case-name-of-words": '"Resources": [\n "token-vault",\n "oauth2credentialprovider"\n]',
+    # labels and their values: a quoted key, a value spelling its label, a document's name, a path
+    "quoted-id-label": '"Key": "a.txt",\n"Owner": {\n  "ID": "' + r(HEX, 64) + '",\n  "DisplayName": "webfile"\n}',
+    "value-spells-label": '    "utf_8_sig": "UTF-8-SIG",\n    AttributeOID.CHALLENGE_PASSWORD: "challengePassword",',
+    "value-names-the-field": "    ACCESS_KEY = 'AWSAccessKeyId'\n    SECRET_KEY = 'AWSSecretKey'",
+    "value-is-a-reference": "      'opaquelocktoken': 'RFC 2518',",
+    "value-is-a-setting-name": "EMRFS_CSE_KMS_KEY_ID_KEY = 'fs.s3.cse.kms.keyId'",
+    "value-is-a-credential-scope": "Authorization: AWS4-HMAC-SHA256 Credential=mock_access_key/20220524/us-east-1/"
+                                   "cognito-idp/aws4_request, SignedHeaders=host",
+    "prose-default-password": "user = User(username='scolvin', password='password1')",
+    # ids and encoded text: a request id, a GUID cut by a line break, words in hex or base64
+    "request-id": "the API key worked; request id: req_" + r(HEX, 32),
+    "guid-cut-by-a-line-break": '// the key is concatenated with "258EAFA5-\n//    E914-47DA-95CA-C5AB0DC85B11"',
+    "hex-of-words": '["50755454592d55736572", 0, ".ppk", "", "PuTTY User Key File"],\n["'
+                    + b"<<< Sun xVM VirtualBox Disk Image >>>".hex() + '", 0, ".vdi"],',
+    "base64-of-words": "# secret token\n - " + base64.b64encode(b"some unknown data").decode() + " SigV4",
+    "base64-of-a-placeholder": "  auth: '" + base64.b64encode(b"isaacs:not my real password").decode() + "',\n"
+                               "  password: '" + base64.b64encode(b"not my real password").decode() + "',",
+    "public-key-token": 'processorArchitecture="*" publicKeyToken="' + r(HEX, 16) + '"',
+    # types and variables in code after a label, a mapping's key, a percent-encoded placeholder
+    "type-union": "    transport: Transport\n    key: X25519PrivateKey | None\n",
+    "type-parameter": "        private_key: PKCS7PrivateKeyTypes,\n        hash_algorithm: PKCS7HashTypes,",
+    "type-default": "    password: FilterOrBool = False,",
+    "type-forward-reference": '    private_key: "_RSAPrivateKey",\n    data: bytes,',
+    "variable-in-a-sum": "kw = dict(sig=p0_type_char + (len(p)-1)*'d' + '->d')",
+    "nested-list-value": "    key = [[i.n(2).as_real_imag()[0] for i in r.as_real_imag()] for r in roots]",
+    "prose-arrow-to-a-type": "def PFXImportCertStore(PFX, Password, Flags) -> _win32typing.PyCERTSTORE: ...",
+    "mapping-key": '      "input_token": "nextToken",\n    },\n    "ListPrincipalThingsV2": {',
+    "percent-encoded-placeholder": 'url = httpx.URL("HTTPS://jo%40email.com:a%20secret@m\u00fcller.de:1234/pa%20th")',
+    # a call's bare constant, an SSH key type after a weak vendor prefix, a manual page's markup
+    "call-constant-argument": "      ctx->key = EC_KEY_new_by_curve_name (NID_X9_62_prime256v1);",
+    "ssh-key-type": "HostKeyAlgorithms sk-ssh-ed25519-cert-v01@openssh.com,sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
+    "roff-markup": ".RS 4\nNever issue a password prompt\\&. If the server requires password authentication",
+    # manual pages: escaped flags and font changes; unzip's -p pipes; a DNSSEC public key
+    "roff-flag-value": '\\-\\-page\\-size=3 \\-\\-page\\-token=\\-\\-token\\-format=full \\-\\-password=my\\-username',
+    "roff-font-path": "the key moves \\fBarch/i386/Makefile\\fR to \\fBarch/x86/Makefile\\fR",
+    "unzip-pipe": "unzip \\-p articles paper1.dvi | dvips\nunzip -p backup.zip notes.txt",
+    "dnskey-record": ". IN DNSKEY 257 3 8 " + r(B64, 120),
+    # C, C++, Perl: versions and hex numbers after a label, member paths, sums, macro names
+    "version-after-a-label": "            'Test2::Event::Pass'    => '1.302103',\n"
+                             "            'Test2::Event::Plan'    => '1.302103',",
+    "hex-number-after-a-label": "use constant ZIP_LOCAL_HDR_SIG                 => 0x04034b50;",
+    "member-path-call": "    my $pwd  = CPAN::anycwd();\n    Pass *ResultPass = Resolver->getAnalysisIfAvailable(PI);",
+    "member-path-enum": "  MemDeallocPolicy MDP = MemDeallocPolicy::Standard;\n  _M_token = __it->second;",
+    "value-spells-label-with-dash": " * @GNUTLS_KX_DHE_PSK: DHE-PSK key-exchange algorithm.",
+    "sum-of-a-name-and-a-number": "/* the key */\n#define V4L2_CID_ZOOM_ABSOLUTE   (V4L2_CID_CAMERA_CLASS_BASE+13)",
+    "declared-type-name": "/* a bag of secrets */\nstruct SEC_PKCS12SecretBagStr {\n    PLArenaPool *poolp;",
+    "macro-name": '#define PEM_STRING_SM2PRIVATEKEY "SM2 PRIVATE KEY"\n#define PEM_STRING_SM2PARAMETERS "SM2 PARAMETERS"',
+    "sops-ciphertext": "password: ENC[AES256_GCM,data:p673w==,iv:YY=,aad:UQ=,tag:A=]",
+    # a secret flag's spec of fields names the secret; OpenSSL's ciphertext shown as an example
+    "secret-flag-spec": "docker run --secret id=npm_token_2024,src=$HOME/.npmrc node:20",
+    "openssl-ciphertext": "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\n"
+                          + base64.b64encode(b"Salted__" + bytes(_rng.randrange(256) for _ in range(24))).decode(),
+}
+MACHINE_POSITIVES = {
+    # ... while a word that ends its name, or a name that is a secret's label, still counts
+    "context-word-ends-name": (f"the api_tokens: [{_TOKEN}]", [_TOKEN]),
+    "context-word-versioned": (f"GITHUB_TOKEN_V2 {_TOKEN}", [_TOKEN]),
+    "context-word-in-a-path": (f"<com.example.credentials.Impl>\n  <id>{{{_TOKEN}}}</id>", [_TOKEN]),
+    "context-word-label-name": (f"secret_key_base {_TOKEN}", [_TOKEN]),
+    "random-dotted-after-label": (f"auth token: {_TOKEN[:10]}.{_TOKEN[10:]}, next", [_TOKEN[10:]]),
+    "token-after-arrow-in-prose": (f"rotated the token -> {_TOKEN}", [_TOKEN]),
+    "generic-prefixed-random": (f"the build uses acme_{_TOKEN}", [_TOKEN]),
+    "password-confirmed": ("password: Vinter2026!x\npassword_confirmation: Vinter2026!x", ["Vinter2026!x"]),
+    "password-with-parentheses": ("the wifi password is Welcome(2024)", ["Welcome(2024"]),
+    "call-literal-argument": ("define('DB_PASSWORD', 'Vinter2026!x');", ["Vinter2026!x"]),
+    "authorization-without-scheme": (f"Authorization: {_TOKEN}", [_TOKEN]),
+    "quoted-fused-label": (f'  "querykey": "NRIQ-{_TOKEN}",', [_TOKEN]),
+    "value-holds-a-word-and-digits": ('<add key="ClearTextPassword" value="TestSourcePassword1" />',
+                                      ["TestSourcePassword1"]),
+    "token-beside-a-secret-word": (f'"token": "{_TOKEN}"', [_TOKEN]),
+    "base64-of-a-word": ("kind: Secret\ndata:\n  # base64 encoded password\n  key: "
+                         + base64.b64encode(b"mypassword").decode(), [base64.b64encode(b"mypassword").decode()]),
+    "base64-of-a-password": ("password: " + base64.b64encode(b"Vinter2026!x").decode(),
+                             [base64.b64encode(b"Vinter2026!x").decode()]),
+    "stripe-like-secret-id": (f"the secret is sess_{_TOKEN}", [_TOKEN]),
+    "password-before-a-comma": ("password: SuperSecret2024,\n", ["SuperSecret2024"]),
+    "password-in-a-table": ("| password: Sommer2024 | prod |", ["Sommer2024"]),
+    "percent-encoded-password": ("https://user:he%2F%2Fo9Xq@pypi.company.com/simple", ["he%2F%2Fo9Xq"]),
+    "call-literal-in-prose": (f"the token ({_TOKEN[:12]}_{_TOKEN[12:]})", [_TOKEN[12:]]),
+    "openai-project-key": (f"OPENAI_API_KEY=sk-proj-{_TOKEN}", [_TOKEN]),
+    "windows-path-password": ("psexec -u DOMAIN\\admin -p Vinter2026!x\\fx166 cmd", ["Vinter2026!x"]),
+    "password-flag-with-equals": ("mysql --password id=Vinter2026x", ["id=Vinter2026x"]),
+    "secret-flag-value": ("vault write --secret Vinter2026!x", ["Vinter2026!x"]),
+    "zip-password": ("zip -P Vinter2026!x backup.zip notes.txt\nsshpass -p Vinter2026!y ssh host",
+                     ["Vinter2026!y"]),
+    "ethereum-private-key": (f"private_key: 0x{_HEX64}", [_HEX64]),
+    "version-like-password": ("password: 1.302103abc", ["1.302103abc"]),
+    "long-base64-sentence-head": ("secret: " + base64.b64encode(b"a b c " + bytes(range(256)) * 4).decode(),
+                                  [base64.b64encode(b"a b c " + bytes(range(256)) * 4).decode()[200:260]]),
+    "quoted-value-beside-a-secret-word": (f'"arn": "arn:aws:ivs:us-west-2:123456789012:stream-key/abc",\n'
+                                          f'"value": "sk_us-west-2_{_TOKEN}"', [_TOKEN]),
+    "value-holding-its-label": (f'SECRET_KEY = "secret_key={_TOKEN}"', [_TOKEN]),
+    "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
+                               ["Vinter2026!x"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MACHINE_NEGATIVES))
+def test_real_text_on_this_machine_is_left_alone(name):
+    text = MACHINE_NEGATIVES[name]
+    assert scrub(text) == text
+
+
+@pytest.mark.parametrize("name", sorted(MACHINE_POSITIVES))
+def test_the_secrets_beside_those_classes_are_still_redacted(name):
+    text, secrets = MACHINE_POSITIVES[name]
+    out = scrub(text)
+    for secret in secrets:
+        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
