@@ -55,7 +55,7 @@ from .scrub_release import code_expression, encoded_sentence, in_code_position, 
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
-RULES_VERSION = 5
+RULES_VERSION = 6
 
 
 # --------------------------------------------------------------------------------------------
