@@ -1416,9 +1416,9 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
                 _prose_kw(text, low, i, spans, words)
 
 
-_STEM = _lazy(r"p(?:ass|w|sk)|s(?:ecret|ig|leutel|chl[üu]ssel|enha|alasana)|token|k(?:ey|ennwort|odeord)|"
+_STEM = _lazy(r"p(?:ass|w|sk|at(?![a-z]))|s(?:ecret|ig|leutel|chl[üu]ssel|enha|alasana)|token|k(?:ey|ennwort|odeord)|"
               r"a(?:uth|ppid|dgangskode)|c(?:red|ontrase|lave)|dockerc|l[öo]senord|wachtwoord|mdp|"
-              r"n(?:[øo]kkel|yckel|[øo]gle)|h(?:as[łl]o|eslo)|jelsz[óo]|[_.-]pat(?![a-z])")
+              r"n(?:[øo]kkel|yckel|[øo]gle)|h(?:as[łl]o|eslo)|jelsz[óo]")
 
 
 def _label_info(ident: str) -> tuple:
