@@ -1699,12 +1699,15 @@ def _spells_label(v: str, lident: str) -> bool:
 
     'utf_8_sig': 'UTF-8-SIG' spells the label; a value of letters alone ('AWSSecretKey' for
     SECRET_KEY, 'challengePassword' for CHALLENGE_PASSWORD, a forward reference "_RSAPrivateKey"
-    for private_key) may also hold the label or be held by it. A value with a digit must spell it exactly: 'Password123' is a weak password.
+    for private_key) may also hold the label or be held by it. A value with a digit must spell
+    it exactly: 'Password123' is a weak password.
     """
     sv, sl = _SQUASH.sub("", v.lower()), _SQUASH.sub("", lident)
     if sv == sl:
         return True
     return _NAME_OF_WORDS.fullmatch(v) is not None and min(len(sv), len(sl)) >= 6 and (sv in sl or sl in sv)
+
+
 _OPTION_SPEC = _lazy(r"[a-z][a-z_-]*=[^,\s]*(?:,|$)")
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
 _SPLIT = _lazy(r"[\s/]+")
@@ -2134,6 +2137,8 @@ def _nested(tok: str) -> bool:
             if depth < 0:
                 return False
     return depth == 0
+
+
 _ROFF = _lazy(r"\\(?:[&-]|f[BIRP]|\*\()")  # (not a Windows path's "\\fx166.exe")
 _DATEISH = _lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 _WORD = _lazy(r"\S+")
@@ -2320,8 +2325,8 @@ _PATH_SEGMENT = _lazy(r"[A-Za-z0-9_-]+")
 # Shapes too short for the token scan (which starts at 20 characters), found by their own gate.
 _SLACK_LEGACY = _lazy(r"(?<![A-Za-z0-9_-])xox[ar]-(?:\d-)?[0-9A-Za-z]{8,48}(?![A-Za-z0-9_-])")
 _SUMO_ACCESS_ID = _lazy(r"(?i)sumo[a-z]*[_.-]?access[_.-]?id[\"']?\s*[:=]\s*[\"']?(su[A-Za-z0-9]{12})(?![A-Za-z0-9])")
-# Jenkins credentials.xml keeps secrets encrypted as {AQAAAB…}: the master key decrypts them.
 _DATAFACTORY_SHIR = _lazy(r"IR@[0-9a-zA-Z-]{36}@[^@\s]{1,100}@[0-9a-zA-Z=-]{0,100}@[A-Za-z0-9+/=]{44}")
+# Jenkins credentials.xml keeps secrets encrypted as {AQAAAB…}: the master key decrypts them.
 _JENKINS_SECRET = _lazy(r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,600}?)\}")
 _BUNDLER = _lazy(r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]+__[A-Z0-9]+(?![A-Za-z0-9_])")
 _PGPASS = _lazy(r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]{1,200})[ \t]*\r?$")
