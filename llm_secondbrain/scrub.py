@@ -1576,7 +1576,7 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
         return True  # an OpenPGP key id or fingerprint ("gpg --recv-keys …", "user.signingkey …"): public
     if not quoted and text.startswith(_CODE_AFTER, vs + off + n) and _typed_name(v[off:off + n]):
         return True  # a type or a variable in code: "key: X25519PrivateKey | None", "sig=p0_type_char + …"
-    if _plain_label_holds(text, v[off:off + n], vs + off, spans):
+    if _name_like(v[off:off + n]) and _plain_label_holds(text, v[off:off + n], vs + off, spans):
         return True  # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
     spans.add(vs + off, vs + off + n, info[1], text)
     return True
@@ -1594,6 +1594,14 @@ def _typed_name(v: str) -> bool:
         return False
     return ("_" in v.strip("_") or (v[0].isupper() and v.isalpha() and _CASE_HUMP.search(v) is not None)
             or _code_name(v))
+
+
+def _name_like(v: str) -> bool:
+    """A type's, a setting's or a mode's name ('ReadableBuffer', 'Incomplete', 'svc_backup',
+    'bandpass'): only such a value may go free for being held by another label too. A password
+    someone chose is often typed twice ('"password": "Zq8xLm2pWv", "confirm": "Zq8xLm2pWv"'),
+    and both copies must go."""
+    return _typed_name(v) or (v.isalpha() and (v.islower() or (v[:1].isupper() and v[1:].islower())))
 
 
 _MAX_SHARED = 64  # distinct values looked for per document: a bounded cost

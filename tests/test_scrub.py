@@ -1062,6 +1062,8 @@ def _config_cases():
         "personal-access-token-label": (f"AZURE_DEVOPS_EXT_PAT={pat}", [pat]),
         "token-as-url-user-unknown-vendor": (f"git clone https://{pat}@dev.azure.com/acme/app/_git/app", [pat]),
         "login-pair-letters-and-digits": (f"Login for the router: admin / Hytta{r(string.digits, 4)}", ["Hytta"]),
+        "password-typed-twice": (f'{{"password": "{pw}", "confirm": "{pw}"}}', [pw]),
+        "password-repeated-under-a-plain-label": (f"new_pass: {tok}\nrepeat: {tok}", [tok]),
     }
 
 
