@@ -584,6 +584,8 @@ _FORMAT_SPEC = _lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a
 def _is_reference(v: str, quoted: bool) -> bool:
     lv = v.lower()
     first = v[0]
+    if first in "{%" and (fm := _FORMAT_SPEC.match(v)) and _ALNUM_RUN.search(v, fm.end()) is None:
+        return True  # a format's field, alone or before an escape: "'password={0}\\n'.format(signature)"
     if first in _REF_FIRST:
         # a leading "{" / "(" / "[" / "%" / "<" only means code when it is not part of a password
         # like "{x9Fq..." — require something identifier-like right after.
@@ -625,6 +627,7 @@ def _is_reference(v: str, quoted: bool) -> bool:
     return False
 
 
+_ALNUM_RUN = _lazy(r"[A-Za-z0-9]{4}")
 _PERCENT_REF = _lazy(r"%(?:[\w.-]+%|[({]|[sdrif](?!\w))")
 _CMDLET = _lazy(r"(?:Get|Set|New|Read|ConvertTo|ConvertFrom|Import|Export|Invoke|Protect|Unprotect|Join|"
                r"Select|Format)-[A-Z][A-Za-z]+(?![\w-])")
@@ -1601,6 +1604,9 @@ def _name_like(v: str) -> bool:
     'bandpass'): only such a value may go free for being held by another label too. A password
     someone chose is often typed twice ('"password": "Zq8xLm2pWv", "confirm": "Zq8xLm2pWv"'),
     and both copies must go."""
+    m = _IDENTIFIER.match(v)
+    if m is not None and m.end() < len(v) and not v[m.end()].isalnum() and v[m.end()] in "[(":
+        v = m.group()  # a generic type's head: "Callable[[", "Optional["
     return _typed_name(v) or (v.isalpha() and (v.islower() or (v[:1].isupper() and v[1:].islower())))
 
 

@@ -1100,6 +1100,8 @@ def test_words_that_open_like_a_vendor_prefix_stay(text):
     "git clone https://x-access-token@github.com/acme/app.git",
     "login page: GET / POST2, then the redirect",  # not a user and a password
     "test user: demo / demo1234",  # a demo account's documented login
+    "    out.write('username={0}\\n'.format(username))\n    out.write('password={0}\\n'.format(signature))",
+    "def f(\n    client_certificate_password: Callable[[], str] | None,\n    func: Callable[[Handler], None],\n) -> None: ...",
     "user account settings: see the docs / Chapter12",
 ])
 def test_config_references_patterns_and_public_keys_stay(text):
