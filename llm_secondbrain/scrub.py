@@ -766,7 +766,7 @@ class _Spans:
     verdict that depends on the value alone (or on a token and the text of its context window)
     is reached once per document (and forgotten with it).
     """
-    __slots__ = ("items", "filler", "value_ok", "verdicts", "context", "shared")
+    __slots__ = ("items", "filler", "value_ok", "verdicts", "context", "shared", "searched")
 
     def __init__(self):
         self.items: list[tuple[int, int, str]] = []
@@ -774,7 +774,8 @@ class _Spans:
         self.value_ok: dict[tuple, bool] = {}
         self.verdicts: dict[tuple, tuple] = {}  # _value_verdict, by value, separator and label
         self.context: dict[tuple, bool] = {}  # _secret_context, by token and context window
-        self.shared: dict[str, bool] = {}  # _plain_label_holds, by value (at most _MAX_SHARED)
+        self.shared: dict[str, bool] = {}  # _plain_label_holds, by value
+        self.searched = 0  # values _plain_label_holds looked for in the text (at most _MAX_SHARED)
 
     def add(self, s: int, e: int, kind: str, text: str) -> None:
         if e <= s:
@@ -1579,7 +1580,7 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
         return True  # an OpenPGP key id or fingerprint ("gpg --recv-keys …", "user.signingkey …"): public
     if not quoted and text.startswith(_CODE_AFTER, vs + off + n) and _typed_name(v[off:off + n]):
         return True  # a type or a variable in code: "key: X25519PrivateKey | None", "sig=p0_type_char + …"
-    if _name_like(v[off:off + n]) and _plain_label_holds(text, v[off:off + n], vs + off, spans):
+    if _plain_label_holds(text, v[off:off + n], vs + off, spans):
         return True  # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
     spans.add(vs + off, vs + off + n, info[1], text)
     return True
@@ -1619,17 +1620,21 @@ def _plain_label_holds(text: str, v: str, vs: int, spans: _Spans) -> bool:
     """Is the value at vs also the value of a label that names no secret, nearby?
 
     A type or an enum is everyone's value: "password: Incomplete" beside "user: Incomplete",
-    "password: ReadableBuffer, salt: ReadableBuffer", "__pyx_v_bytes_key = ((PyObject*)__pyx_t_3)"
-    beside "__pyx_v_bytes_value = ((PyObject*)__pyx_t_3)". A secret is its own label's value;
-    a label that holds it too is about it ("password_confirmation", "old_password"), so only a
-    label without a secret word ("user", "salt", "func") counts. Looked for within a few
+    "password: ReadableBuffer, salt: ReadableBuffer". A secret is its own label's value; a
+    label that holds it too is about it ("password_confirmation", "old_password"), so only a
+    label without a secret word ("user", "salt", "func") counts, and only for a value that
+    reads as a name (_name_like): a password typed twice goes twice. Looked for within a few
     thousand characters, for a bounded number of distinct values per document.
     """
     held = spans.shared.get(v)
     if held is not None:
         return held
-    if len(spans.shared) >= _MAX_SHARED:
+    if not _name_like(v):
+        held = spans.shared[v] = False
+        return held
+    if spans.searched >= _MAX_SHARED:
         return False
+    spans.searched += 1
     held = spans.shared[v] = _plain_holder(text, v, vs)
     return held
 
