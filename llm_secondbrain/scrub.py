@@ -51,7 +51,7 @@ from collections import Counter
 from collections.abc import Sequence
 from urllib.parse import unquote
 
-from .scrub_release import code_expression, encoded_sentence, in_code_position, module_attribute
+from .scrub_release import NAME_PIECE, code_expression, encoded_sentence, in_code_position, module_attribute
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
@@ -668,7 +668,7 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False  # a sentence ("Boolean indicating whether …"): keys have no spaces, passphrases few
     if cls != _PWD and _public_der(v):
         return False  # key: "MFkwEwYHKoZIzj0CAQY…": a public key
-    if _b64_placeholder(v) or (cls != _PWD and (encoded_sentence(v) or _b64_head(v).startswith(_SALTED))):
+    if _b64_placeholder(v) or (cls != _PWD and _encoded_text(v)):
         return False  # base64 of 'not my real password', of 'isaacs:<placeholder>', of a sentence, a ciphertext
     if cls != _PWD and _PROPERTY_NAME.fullmatch(v):
         return False  # a setting's name: "fs.s3.cse.kms.keyId"
@@ -717,6 +717,11 @@ def _public_der(v: str) -> bool:
 
 
 _SALTED = b"Salted__"  # what `openssl enc -a` output opens with: a ciphertext shown, not its key
+
+
+def _encoded_text(v: str) -> bool:
+    """Hex or base64 of a sentence, or OpenSSL's salted ciphertext: something shown encoded, not a key."""
+    return encoded_sentence(v) or _b64_head(v).startswith(_SALTED)
 
 
 def _b64_head(v: str) -> bytes:
@@ -1120,8 +1125,7 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     if secret is None:
         secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo) and not (
             _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok
-            or code_expression(tok) or (not (up and lo) and _wordy(tok) >= 0.8) or encoded_sentence(tok)
-            or _b64_head(tok).startswith(_SALTED))
+            or code_expression(tok) or (not (up and lo) and _wordy(tok) >= 0.8) or _encoded_text(tok))
     # (not a name in code or a sum of names, base64 of 'username:password', a public key, an
     # EXAMPLE, a name of words in one case ("oauth2credentialprovider"), words in hex or base64,
     # OpenSSL's ciphertext ("U2FsdGVkX1…"); and, read
@@ -1286,7 +1290,7 @@ _DOTTED_NAME = _lazy(r"\.[a-z]+(?:[A-Z][a-z]+){2,}$")
 _NAME_CHARS = _lazy(r"[A-Za-z0-9_.]+")
 _CASE_HUMP = _lazy(r"[a-z0-9][A-Z]")
 _LETTER_NUMBER = _lazy(r"(?:^|(?<=[._]))[A-Za-z]\d+(?=[A-Z._]|$)")  # x25519, v8, s3 opening a segment
-_NAME_PIECE = _lazy(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d+|[A-Z]")
+_NAME_PIECE = _lazy(NAME_PIECE)
 
 
 def _name_word(piece: str) -> bool:
@@ -1403,7 +1407,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
         ident = text[a:b]
         if ident == repeat[0] and a < repeat[1]:
             continue  # the same label inside its own bare value just redacted ("key=key=key…")
-        info = cache.get(ident)
+        info = cache.get(ident)  # (_label_info's own memo, read inline: no call per label when known)
         if info is None:
             info = _label_info(ident)
         done = False
@@ -1427,6 +1431,9 @@ _STEM = _lazy(r"p(?:ass|w|sk|at(?![a-z]))|s(?:ecret|ig|leutel|chl[üu]ssel|enha|
 
 def _label_info(ident: str) -> tuple:
     """(class, kind, core, is_flag, lower-cased core) for an identifier, memoised."""
+    info = _LABEL_CACHE.get(ident)
+    if info is not None:
+        return info
     if len(_LABEL_CACHE) > 4096:
         _LABEL_CACHE.clear()
     core = ident.strip(".-")
@@ -1606,7 +1613,7 @@ def _name_like(v: str) -> bool:
     someone chose is often typed twice ('"password": "Zq8xLm2pWv", "confirm": "Zq8xLm2pWv"'),
     and both copies must go."""
     m = _IDENTIFIER.match(v)
-    if m is not None and m.end() < len(v) and not v[m.end()].isalnum() and v[m.end()] in "[(":
+    if m is not None and v[m.end():m.end() + 1] in ("[", "("):
         v = m.group()  # a generic type's head: "Callable[[", "Optional["
     return _typed_name(v) or (v.isalpha() and (v.islower() or (v[:1].isupper() and v[1:].islower())))
 
@@ -2060,8 +2067,7 @@ def _terraform(text: str, spans: _Spans) -> None:
         dm = _TF_DEFAULT.search(text, m.end(), stop)
         if dm is None:
             continue
-        name = m.group(1)
-        info = _LABEL_CACHE.get(name) or _label_info(name)
+        info = _label_info(m.group(1))
         if info[0] == _NOT:
             if _TF_SENSITIVE.search(text, m.end(), stop) is None:
                 continue

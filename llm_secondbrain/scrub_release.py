@@ -26,8 +26,9 @@ _DECLARES = ("#define ", "struct ", "enum ", "union ", "class ")  # what a name 
 _MODULE_ATTR = r"_*(?=[a-z0-9_]*[aeiouy])[a-z][a-z0-9_]*(?:\.[A-Za-z_]\w*)+"
 
 
-# the pieces a name is cut into at case changes and digits ("PyCMDIFrameWnd": Py CMDI Frame Wnd)
-_NAME_PIECE = r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d+|[A-Z]"
+# the pieces a name is cut into at case changes and digits ("PyCMDIFrameWnd": Py CMDI Frame Wnd);
+# the scrubber's own name test (_code_name) cuts names with the same pattern
+NAME_PIECE = r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d+|[A-Z]"
 
 
 def module_attribute(tok: str) -> bool:
@@ -40,7 +41,7 @@ def module_attribute(tok: str) -> bool:
     """
     if "." not in tok or _rx(_MODULE_ATTR).fullmatch(tok) is None:
         return False
-    piece = _rx(_NAME_PIECE)
+    piece = _rx(NAME_PIECE)
     return all(sum(len(p) == 1 and p.isupper() for p in piece.findall(part)) <= 1
                for part in tok.split(".")[1:])
 
