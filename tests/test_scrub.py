@@ -1285,3 +1285,39 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
     out = scrub(text)
     for secret in secrets:
         assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
+
+
+# ------------------------------------------------------------------------------------------------
+# passwords of small letters alone, and one opening with a brace
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,secret", [
+    ("gmail app password: vkbq pmzt hxle wryd", "vkbq pmzt hxle wryd"),
+    ("App password for Thunderbird: vkbq pmzt hxle wryd", "vkbq pmzt hxle wryd"),
+    ("Google app password - vkbq pmzt hxle wryd", "vkbq pmzt hxle wryd"),
+    ("App-specific password: vkbqpmzthxlewryd", "vkbqpmzthxlewryd"),
+    ("EMAIL_HOST_PASSWORD = 'vkbqpmzthxlewryd'", "vkbqpmzthxlewryd"),
+    ('token: "qmzvtrxkplwhdnbgsfyc"', "qmzvtrxkplwhdnbgsfyc"),
+    ("password: {x9Fq2LmZ7", "{x9Fq2LmZ7"),
+    ("password: '{x9Fq2LmZ7'", "{x9Fq2LmZ7"),
+])
+def test_random_small_letters_and_an_open_brace_are_passwords(text, secret):
+    out = scrub(text)
+    assert not leaked(secret, out, text), out
+    assert "[REDACTED:" in out
+
+
+@pytest.mark.parametrize("text", [
+    "password: this must be long",  # four words of four letters are prose
+    "the app password is same with this rule",
+    "Applications passwords are stored in the keychain",
+    "password = getpasswordfromkeychain",  # a name made of words, in one case
+    "secret: mysupersecretvalue",
+    'token: "thisisnotarealtoken"',
+    "password: {password}",  # a format's field, a template, an object
+    "password: {x9Fq2LmZ7}",
+    "password = {token1: x}",
+    "password: {{ vault_pw }}",
+    "pwd: {pw1, pw2}",
+])
+def test_words_in_small_letters_and_closed_braces_stay(text):
+    assert scrub(text) == text
