@@ -2243,6 +2243,7 @@ def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
     _prose_after(text, low, e, spans, words)
 
 
+_LOGIN_IS = frozenset("is er ist är est es".split())  # "my login is <user> / <password>"
 _PASS_NEXT = frozenset("is er ist est es är was war var blev wurde lautet = : -> => "
                        "for til fürs für pour para voor för på".split())
 
@@ -2253,7 +2254,7 @@ def _pairs(text: str, low: str, spans: _Spans) -> None:
     while j >= 0:
         nxt = low.find(" / ", j + 3)
         bol = low.rfind("\n", max(0, j - 80), j) + 1
-        if _PAIR_KW.search(low, max(bol, j - 80), j) is None:
+        if _PAIR_KW.search(low, max(bol, j - 80), j) is None and not _email_before(low, bol, j):
             j = nxt
             continue
         j, nxt = nxt, j
@@ -2266,14 +2267,24 @@ def _pairs(text: str, low: str, spans: _Spans) -> None:
             spans.add(s, s + len(tok), "password", text)
 
 
+def _email_before(low: str, bol: int, j: int) -> bool:
+    """An e-mail address right before the slash: "Netflix: ola@example.com / …" is a login."""
+    at = low.rfind("@", bol, j)
+    return at > 0 and low[at - 1].isalnum() and "." in low[at:j] and not any(c.isspace() for c in low[at:j])
+
+
 def _login_pair(low: str, bol: int, j: int, pw: str) -> bool:
-    """': admin / …' — a user name alone between the colon and the slash makes the pair a login,
-    so a letters-and-digits password ('Hytta2024') counts there, not in 'read / write2'; unless
-    it is the user's name or a placeholder word with digits after it ('demo / demo1234')."""
+    """': admin / …' or 'login is admin / …' — a user name alone between the colon (or 'is') and
+    the slash makes the pair a login, so a letters-and-digits password ('Hytta2024') counts there,
+    not in 'read / write2'; unless it is the user's name or a placeholder word with digits after
+    it ('demo / demo1234')."""
     c = low.rfind(":", bol, j)
     user = low[c + 1:j].strip()
     if c < 0 or not user or " " in user or "\t" in user:
-        return False
+        words = low[bol:j].split()
+        if len(words) < 3 or words[-2] not in _LOGIN_IS:
+            return False
+        user = words[-1]
     stem = pw.lower().rstrip("0123456789!")
     return stem != user and stem not in _PLACEHOLDER_WORDS and stem not in _DEFAULT_PASSWORDS
 

@@ -1288,7 +1288,7 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
 
 
 # ------------------------------------------------------------------------------------------------
-# passwords of small letters alone, and one opening with a brace
+# passwords of small letters alone, one opening with a brace, and logins written as user / password
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("text,secret", [
     ("gmail app password: vkbq pmzt hxle wryd", "vkbq pmzt hxle wryd"),
@@ -1299,8 +1299,10 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
     ('token: "qmzvtrxkplwhdnbgsfyc"', "qmzvtrxkplwhdnbgsfyc"),
     ("password: {x9Fq2LmZ7", "{x9Fq2LmZ7"),
     ("password: '{x9Fq2LmZ7'", "{x9Fq2LmZ7"),
+    ("my bank login is ola.nordmann / Fjord2024", "Fjord2024"),  # a login pair without a colon
+    ("Netflix: ola@example.com / Solsikke88", "Solsikke88"),  # an e-mail address is the user
 ])
-def test_random_small_letters_and_an_open_brace_are_passwords(text, secret):
+def test_personal_passwords_are_redacted(text, secret):
     out = scrub(text)
     assert not leaked(secret, out, text), out
     assert "[REDACTED:" in out
@@ -1318,6 +1320,10 @@ def test_random_small_letters_and_an_open_brace_are_passwords(text, secret):
     "password = {token1: x}",
     "password: {{ vault_pw }}",
     "pwd: {pw1, pw2}",
+    "contact ola@example.com / write2 more",
+    "mail me at ola@example.com / Oslo2024 office",
+    "the ratio is read / write2",
+    "login is demo / demo1234",
 ])
-def test_words_in_small_letters_and_closed_braces_stay(text):
+def test_words_closed_braces_and_slashes_in_prose_stay(text):
     assert scrub(text) == text
