@@ -59,6 +59,8 @@ ADVERSARIAL = {
     "armour begins": lambda n: _cycle("-----BEGIN RSA PRIVATE KEY-----\n", n),
     "dashes and spaces": lambda n: _cycle("- - -- --- ", n),
     "allow markers": lambda n: _cycle("secondbrain:allow password=Zq9" + _B64[:12] + "\n", n),
+    "table headers": lambda n: _cycle("| Password |\n|---|\n", n),
+    "csv headers": lambda n: _cycle("name,url,password\n", n),
 }
 
 

@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from urllib.parse import unquote
 
 from .scrub_release import NAME_PIECE, code_expression, encoded_sentence, in_code_position, module_attribute
+from .scrub_tables import csv_cells, markdown_cells
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
@@ -620,8 +621,8 @@ def _is_reference(v: str, quoted: bool) -> bool:
         return True
     if first in "'\"" and v[1:2] in ("$", "%"):
         return True  # a shell splice: "'$PRECOMPILE_PASSWORD'"
-    if first == "!" and len(v) > 2 and (v[1] == "(" or _CODEISH.match(v, 1)):
-        return True  # a negated expression: "!(creds.token || creds.username"
+    if first == "!" and len(v) > 2 and (v[1] == "(" or _CODEISH.match(v, 1) or _yaml_tag(v)):
+        return True  # a negated expression: "!(creds.token || creds.username"; a YAML tag: "!secret db_pw"
     if _REF_HINT.search(v, 0, 24) is not None and lv.startswith(_REF_PREFIX):
         return True
     if _placeholder(v, lv):
@@ -1435,7 +1436,10 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
         done = False
         if info[0] != _NOT:
             n = len(spans.items)
-            done = _value_after(text, low, a, b, info, spans, covered)
+            if a > 0 and (text[a - 1] == "*" or text[a - 1] == "`"):
+                done = _emphasised(text, low, a, b, info, spans, covered)
+            else:
+                done = _value_after(text, low, a, b, info, spans, covered)
             if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
                 repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
         if not done and m.group() in _PW_STEMS:
@@ -1571,6 +1575,11 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             return False
     if pos >= n:
         return False
+    return _value_at(text, pos, info, sep, spans)
+
+
+def _value_at(text: str, pos: int, info: tuple, sep: str, spans: _Spans) -> bool:
+    """Read the value (quoted or bare) that starts at pos and judge it; True when it is dealt with."""
     vm = _VALUE.match(text, pos)
     if vm is None:
         return False
@@ -1579,6 +1588,25 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     if g == 1:
         g = 2
     return _check_value(text, info, sep, quoted, vm.group(g), vm.start(g), spans)
+
+
+def _emphasised(text, low, a, b, info, spans, covered) -> bool:
+    """A label in Markdown emphasis or code: '**Password**: X', '**Password:** X', '`token`: X'.
+
+    The closing marks stand between the label and its separator (or between the separator and
+    the value); a label whose marks do not close where it ends is read as any other.
+    """
+    mark = text[a - 1]
+    k = 1
+    while k < 3 and a - k > 0 and text[a - k - 1] == mark:
+        k += 1
+    closer = mark * k
+    if text.startswith(closer, b):
+        return _value_after(text, low, a, b + k, info, spans, covered)
+    if text[b:b + 1] == ":" and text.startswith(closer, b + 1):
+        j = _BLANKS.match(text, b + 1 + k).end()
+        return j < len(text) and _value_at(text, j, info, ":", spans)
+    return _value_after(text, low, a, b, info, spans, covered)
 
 
 def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
@@ -1639,6 +1667,44 @@ def _app_passwords(text: str, low: str, spans: _Spans) -> None:
     prose passwords want a digit or a symbol."""
     for m in _APP_PASSWORD_LABEL.finditer(low):
         _app_password(text, m.end(), m.end() + 60, spans)
+
+
+def _column_label(name: str):
+    """A table's column header read as a label: its _label_info, or None when it names no secret."""
+    info = _label_info(name)
+    return info if info[0] != _NOT else None
+
+
+def _cell(text: str, info: tuple, s: int, e: int, spans: _Spans) -> None:
+    """Judge a table cell under a secret's header as that label's value: the cell bounds it, as
+    quotes would ('`…`' and '**…**' around it are Markdown, not part of it)."""
+    for mark in ("`", "**", "*"):
+        if e - s > 2 * len(mark) and text.startswith(mark, s) and text.endswith(mark, s, e):
+            s, e = s + len(mark), e - len(mark)
+            break
+    v = text[s:e]
+    if not any(c.isspace() for c in v):  # (a sentence in a cell: "see the vault", "same as above")
+        _check_value(text, info, ":", True, v, s, spans)
+
+
+# a password column of a CSV header: a password manager's export ("name,url,username,password")
+_CSV_PASSWORD = _lazy(r'pass(?:word|ord|wort)"?[ \t]*(?:,|\r?$)', re.M)
+
+
+def _csv_exports(text: str, low: str, spans: _Spans) -> None:
+    done = -1  # the end of the rows last read: a header among them is not read again
+    for m in _CSV_PASSWORD.finditer(low):
+        s = m.start()
+        if s <= done:
+            continue
+        j = s
+        while j > 0 and low[j - 1] in "_\" \t" or low.endswith("login", 0, j):
+            j -= 5 if low.endswith("login", 0, j) else 1
+        if j > 0 and low[j - 1] not in ",\n":
+            continue
+        cells, done = csv_cells(text, s, _column_label)
+        for info, cs, ce in cells:
+            _cell(text, info, cs, ce, spans)
 
 
 # what follows a type or a variable in code: a union, a default, a return type, a sum, the next parameter
@@ -2140,12 +2206,17 @@ _STOP_AFTER = frozenset("like such e.g. eg. example z.b. zb som wie comme como z
 _STRONG_SYM = frozenset("!@#$%^&*?~+=|{}[]()<>;,")
 
 
+def _yaml_tag(tok: str) -> bool:
+    """'!secret', '!vault', '!env_var', '!Ref': a YAML tag names where the value comes from."""
+    return tok[:1] == "!" and tok[1:].replace("_", "").isalpha()
+
+
 def _pw_shape(tok: str) -> int:
     """0 = not a password, 1 = letters+digits, 2 = letters+digits+symbols / passphrase."""
     if tok.endswith("**"):
         tok = tok.rstrip("*")  # Markdown bold closing: "… a password change**"
     n = len(tok)
-    if n < 6 or n > 64:
+    if n < 6 or n > 64 or _yaml_tag(tok):
         return 0
     if "://" in tok or "@" in tok[1:-1] and "." in tok.split("@")[-1] or tok.endswith(":"):
         return 0
@@ -2439,6 +2510,11 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
         _pairs(text, low, spans)
     if "app" in low and "pass" in low:
         _app_passwords(text, low, spans)
+    if "|" in text and ("-|" in text or "- |" in text or ":|" in text):
+        for info, s, e in markdown_cells(text, lambda b, e: _STEM.search(low, b, e) is not None, _column_label):
+            _cell(text, info, s, e, spans)
+    if "," in text and "pass" in low:
+        _csv_exports(text, low, spans)
     if "b" in low and ("bearer" in low or "basic" in low):
         _auth_headers(text, low, spans)
     if "@" in text:

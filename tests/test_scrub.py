@@ -520,6 +520,13 @@ _PATHOLOGICAL = {
     "k8s-item-blanks": lambda n: ("kind: Secret\ndata:\n  k: v" + " " * n)[:n - 1] + "x",
     # one long token of word-like segments that ends in a character no name holds
     "word-segments": lambda n: ("secret 1" + "-abcdefghij" * (n // 11 + 1))[:n - 1] + "~",
+    # tables: a password column's header over and over, rows under one header, a long header line
+    # that no rule follows, and CSV headers naming a password field on every line
+    "table-headers": lambda n: ("| Password |\n|---|\n" * (n // 19 + 1))[:n],
+    "table-rows": lambda n: ("| User | Password |\n|---|---|\n" + "| ola | Hytta2024x |\n" * (n // 21 + 1))[:n],
+    "table-rules": lambda n: ("-|-|\n" * (n // 5 + 1))[:n],
+    "long-header": lambda n: ("password " * (n // 9 + 1))[:n - 6] + "\n-|-|\n",
+    "csv-headers": lambda n: ("name,url,password\n" * (n // 18 + 1))[:n],
 }
 
 
@@ -1288,7 +1295,8 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
 
 
 # ------------------------------------------------------------------------------------------------
-# passwords of small letters alone, one opening with a brace, and logins written as user / password
+# personal notes: passwords of small letters alone, one opening with a brace, logins written as
+# user / password, labels in Markdown emphasis, and password columns of tables and CSV exports
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("text,secret", [
     ("gmail app password: vkbq pmzt hxle wryd", "vkbq pmzt hxle wryd"),
@@ -1301,6 +1309,18 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
     ("password: '{x9Fq2LmZ7'", "{x9Fq2LmZ7"),
     ("my bank login is ola.nordmann / Fjord2024", "Fjord2024"),  # a login pair without a colon
     ("Netflix: ola@example.com / Solsikke88", "Solsikke88"),  # an e-mail address is the user
+    ("- **Password**: Hytta2024", "Hytta2024"),  # a label in Markdown emphasis or code
+    ("**Password:** Hytta2024", "Hytta2024"),
+    ("`password`: Hytta2024", "Hytta2024"),
+    ("**Password** Hytta2024", "Hytta2024"),
+    ("| Service | User | Password |\n|---|---|---|\n| NAS | admin | Hytta2024 |\n", "Hytta2024"),
+    ("| Tjeneste | Passord |\n|:--|--:|\n| Ruter | `Fjell!99x` |\n", "Fjell!99x"),
+    ("Service | Password\n--- | ---\nNAS | Hytta2024\n", "Hytta2024"),
+    ("name,url,username,password\nNAS,http://nas,admin,Hytta2024\n", "Hytta2024"),  # a browser's export
+    ('"Group","Title","Username","Password","URL","Notes"\n"Root","NAS","admin","Hytta,2024x","http://nas",""\n',
+     "Hytta,2024x"),
+    ("folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n"
+     ",,login,NAS,,,0,http://nas,admin,Hytta2024,\n", "Hytta2024"),
 ])
 def test_personal_passwords_are_redacted(text, secret):
     out = scrub(text)
@@ -1324,6 +1344,19 @@ def test_personal_passwords_are_redacted(text, secret):
     "mail me at ola@example.com / Oslo2024 office",
     "the ratio is read / write2",
     "login is demo / demo1234",
+    "**Password** is required",
+    "**Password:** see the vault",
+    "`password` is a `str`",
+    "**Token:** ${{ secrets.TOKEN }}",
+    "password: !secret db_password",  # a YAML tag says where the value comes from
+    "password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6231",
+    "password: !env_var DB_PASS",
+    "| Service | User | Password |\n|---|---|---|\n| Mail | ola | see the vault |\n| NAS | admin | admin |\n",
+    "| Key | Action |\n|---|---|\n| Ctrl+C | copy |\n",
+    "| Option | Secret |\n|---|---|\n| verbose | no |\n| password | yes |\n",
+    "| Name | Type | Description |\n|---|---|---|\n| password | str | The password |\n",
+    "id,name,password_changed\n1,ola,2024-01-01\n",
+    "the fields are name, password, and url\n",
 ])
 def test_words_closed_braces_and_slashes_in_prose_stay(text):
     assert scrub(text) == text

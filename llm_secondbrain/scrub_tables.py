@@ -1,0 +1,163 @@
+"""Cells under their column's header: Markdown tables and CSV rows.
+
+People keep credentials in tables ("| Service | User | Password |") and password managers export
+them as CSV ("name,url,username,password"); there the label is the column's header, lines away
+from the value. This module only reads the layout and hands each cell to the caller together with
+its header; whether the header names a secret and the cell holds one is ``scrub``'s judgement.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+
+_MAX_ROWS = 500  # rows read under one header: the cost stays linear in the text
+_MAX_COLUMNS = 40
+
+
+@functools.cache
+def _rx(src: str) -> re.Pattern:
+    return re.compile(src)
+
+
+# a Markdown table's header (a line with a letter in it) and its delimiter row: "|---|:---:|",
+# "--- | ---" (each cell dashes, colons at the ends). (The lookahead for the letter is atomic: a
+# header that is not followed by a rule is read once.)
+_TABLE = (r"(?m)^(?=[^\n]*[A-Za-z])[^\n]*\n"
+          r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*){1,40}\|?[ \t]*\r?$")
+# one CSV field: quoted (a doubled quote inside) or bare, up to the next comma
+_CSV_FIELD = r'[ \t]*(?:"((?:[^"\n]|"")*)"|([^,\n]*))'
+_HEADER_NAME = r"[A-Za-z][A-Za-z0-9 _.-]{0,39}"
+
+
+def _line_at(text: str, pos: int) -> tuple[int, int]:
+    """(start, end) of the line holding pos, without its line break."""
+    bol = text.rfind("\n", 0, pos) + 1
+    eol = text.find("\n", pos)
+    if eol < 0:
+        eol = len(text)
+    if eol > bol and text[eol - 1] == "\r":
+        eol -= 1
+    return bol, eol
+
+
+def _pipe_cells(text: str, bol: int, eol: int) -> list[tuple[int, int]]:
+    """The (start, end) of each cell's text in a table row, blanks around it left out."""
+    line = text[bol:eol]
+    cuts = [i for i, c in enumerate(line) if c == "|" and (i == 0 or line[i - 1] != "\\")]
+    bounds = [-1, *cuts, len(line)]
+    cells = []
+    for left, right in zip(bounds, bounds[1:]):
+        s, e = bol + left + 1, bol + right
+        while s < e and text[s] in " \t":
+            s += 1
+        while e > s and text[e - 1] in " \t":
+            e -= 1
+        cells.append((s, e))
+    stripped = line.strip(" \t")
+    if stripped.startswith("|"):
+        cells = cells[1:]  # (the empty text before a leading pipe)
+    if stripped.endswith("|") and not stripped.endswith("\\|"):
+        cells = cells[:-1]
+    return cells
+
+
+def _header(name: str) -> str:
+    """A header cell as one identifier: "**API key**" -> "API_key"."""
+    return _rx(r"[ \t]+").sub("_", name.strip("*_` \t"))
+
+
+def markdown_cells(text: str, hint: Callable[[int, int], bool],
+                   is_label: Callable[[str], object]) -> Iterator[tuple[object, int, int]]:
+    """(what is_label said of the header, start, end) of each cell in a column whose header
+    is_label accepts (returns something true for), in every Markdown table of text whose header
+    line, text[start:end], hint(start, end) accepts (a cheap look that passes over tables of
+    other things)."""
+    resume = 0  # the end of the rows last read: a table among them is not read again
+    for table in _rx(_TABLE).finditer(text):
+        if table.start() < resume:
+            continue
+        hb, he = _line_at(text, table.start())
+        if not hint(hb, he):
+            continue
+        header = _pipe_cells(text, hb, he)
+        if not 1 < len(header) <= _MAX_COLUMNS:
+            continue
+        labels = {}
+        for col, (s, e) in enumerate(header):
+            name = _header(text[s:e])
+            if _rx(_HEADER_NAME).fullmatch(name):
+                said = is_label(name)
+                if said:
+                    labels[col] = said
+        if not labels:
+            continue
+        pos = table.end() + 1
+        for _ in range(_MAX_ROWS):
+            if pos >= len(text):
+                break
+            bol, eol = _line_at(text, pos)
+            if "|" not in text[bol:eol]:
+                break
+            cells = _pipe_cells(text, bol, eol)
+            if len(cells) == len(header):  # (a row that lost or gained a cell cannot be placed)
+                for col, said in labels.items():
+                    s, e = cells[col]
+                    if e > s:
+                        yield said, s, e
+            resume = eol
+            nl = text.find("\n", eol)
+            pos = nl + 1 if nl >= 0 else len(text)
+
+
+def _csv_fields(text: str, bol: int, eol: int) -> list[tuple[int, int]]:
+    """(start, end) of each field's value in one CSV line (inside its quotes when quoted)."""
+    fields = []
+    pos = bol
+    field = _rx(_CSV_FIELD)
+    while True:
+        m = field.match(text, pos, eol)
+        g = 1 if m.group(1) is not None else 2
+        fields.append((m.start(g), m.end(g)))
+        pos = m.end()
+        while pos < eol and text[pos] in " \t":
+            pos += 1
+        if pos >= eol or text[pos] != "," or len(fields) > _MAX_COLUMNS:
+            return fields
+        pos += 1
+
+
+def csv_cells(text: str, at: int, is_label: Callable[[str], object]) -> tuple[list[tuple[object, int, int]], int]:
+    """The cells under the secret columns of the CSV header on the line holding position at
+    (a password manager's export: "name,url,username,password"), down to the first line that
+    is blank or has another number of fields; and where the rows read end."""
+    hb, he = _line_at(text, at)
+    header = _csv_fields(text, hb, he)
+    if not 2 < len(header) <= _MAX_COLUMNS:
+        return [], he
+    labels = {}
+    for col, (s, e) in enumerate(header):
+        name = text[s:e].strip()
+        if not _rx(_HEADER_NAME).fullmatch(name):
+            return [], he  # a header names its fields; this line is data or prose
+        said = is_label(_header(name))
+        if said:
+            labels[col] = said
+    cells: list[tuple[object, int, int]] = []
+    pos = he
+    for _ in range(_MAX_ROWS if labels else 0):
+        nl = text.find("\n", pos)
+        if nl < 0:
+            break
+        bol, eol = _line_at(text, nl + 1)
+        if eol == bol:
+            break
+        fields = _csv_fields(text, bol, eol)
+        if len(fields) != len(header):
+            break
+        for col, said in labels.items():
+            s, e = fields[col]
+            if e > s:
+                cells.append((said, s, e))
+        pos = eol
+    return cells, pos
