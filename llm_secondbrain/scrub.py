@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from urllib.parse import unquote
 
 from .scrub_release import NAME_PIECE, code_expression, encoded_sentence, in_code_position, module_attribute
+from .scrub_personal import bitlocker_key, personal
 from .scrub_tables import csv_cells, markdown_cells
 
 # Bump when the rules change: brains remember the version they were filled with, and
@@ -1001,6 +1002,9 @@ def _shapes(text, low, s, e, tok, spans) -> None:
         return
     if n != len(tok):
         tok = text[s:e]
+    if n == 55 and tok[6] == "-" and bitlocker_key(tok):  # (the shape needs no label: here, not in personal)
+        spans.add(s, e, "bitlocker_key", text)
+        return
     if "Q~" in tok:
         am = _AZURE_SECRET.search(tok)
         if am:
@@ -2580,6 +2584,8 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
     if "AQAAAB" in text:
         for m in _JENKINS_SECRET.finditer(text):
             spans.add(m.start(1), m.end(1), "jenkins_secret", text)
+    if "code" in low or "pin" in low or "seed" in low or "rase" in low:  # (rase: phrase, frase)
+        personal(text, low, spans)  # seed phrases, 2FA backup codes, PINs, door codes
     if strip_emails and "@" in text:
         _emails(text, spans)
     return spans.items
@@ -2636,7 +2642,7 @@ ALLOW_MARKER = "secondbrain:allow"
 # one (and it is counted as "allowed"). Where spans overlap, a shape's name wins over these.
 _RULE_KINDS = frozenset(("secret", "password", "api_token", "k8s_secret", "cli_password",
                          "connection_string", "url_credentials", "session_cookie", "bearer_token",
-                         "basic_auth", "email"))
+                         "basic_auth", "email", "seed_phrase", "recovery_code", "pin"))
 
 
 def load_allow_patterns(path: str) -> list[re.Pattern]:

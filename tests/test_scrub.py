@@ -277,6 +277,62 @@ def _positives():
     }.items():
         secret = "meadow-pickle-biscuit-horse-90" if cid == "passphrase" else hp
         add(f"prose-{cid}", text, secret)
+
+    # personal secrets: wallet seed phrases, 2FA backup codes, BitLocker keys, PINs and door codes
+    words = [r(string.ascii_lowercase, _rng.randint(5, 8)) for _ in range(24)]
+    phrase = " ".join(words[:12])
+    numbered = "\n".join(f"{n}. {w}" for n, w in enumerate(words[:12], 1))
+    for cid, (text, secrets) in {
+        "seed-phrase": (f"seed phrase: {phrase}", [phrase]),
+        "recovery-phrase-24": ("Secret Recovery Phrase (MetaMask): " + " ".join(words), [" ".join(words)]),
+        "seed-numbered": (f"## Ledger seed\n\n{numbered}\n\nStored in the safe.", words[:12]),
+        "seed-numbered-inline": ("24 words seed phrase: " + " ".join(f"{n} {w}" for n, w in enumerate(words, 1)),
+                                 words),
+        "seed-lines": ("Backup phrase:\n" + "\n".join(" ".join(words[i:i + 4]) for i in range(0, 12, 4)),
+                       words[:12]),
+        "seed-env": (f'SEED_PHRASE="{phrase}"', [phrase]),
+        "seed-no": (f"Gjenopprettingsfrase: {phrase}", [phrase]),
+        "seed-de": (f"Wiederherstellungsphrase: {phrase}", [phrase]),
+    }.items():
+        add(f"personal-{cid}", text, *secrets)
+    dcodes = [f"{_rng.randint(1000, 9999)}-{_rng.randint(1000, 9999)}" for _ in range(3)]
+    gcodes = [f"{_rng.randint(1000, 9999)} {_rng.randint(1000, 9999)}" for _ in range(4)]
+    hcodes = [r(HEX, 5) + "-" + r(HEX, 5) for _ in range(16)]
+    acodes = [r(LOWER_ALNUM, 4) + "-" + r(LOWER_ALNUM, 4) for _ in range(2)]
+    for cid, (text, secrets) in {
+        "backup-codes": ("backup codes: " + " ".join(dcodes), dcodes),
+        "2fa-list": ("2FA recovery codes\n" + "".join(f"- {c}\n" for c in acodes), acodes),
+        "github": ("GitHub recovery codes (saved 2024-03-01):\n" + "\n".join(hcodes) + "\n\nnext", hcodes),
+        "google": ("Google backup codes:\n" + "    ".join(gcodes[:2]) + "\n" + "    ".join(gcodes[2:]), gcodes),
+        "ticked": ("Backup-Codes:\n- [x] " + dcodes[0] + "\n- [ ] " + dcodes[1], dcodes[:2]),
+        "de": ("Wiederherstellungscodes:\n1. " + dcodes[0] + "\n2. " + dcodes[1], dcodes[:2]),
+    }.items():
+        add(f"personal-codes-{cid}", text, *secrets)
+    bitlocker = "-".join(f"{11 * _rng.randrange(65536):06d}" for _ in range(8))
+    add("personal-bitlocker", f"BitLocker recovery key for the laptop: {bitlocker}", bitlocker)
+    add("personal-bitlocker-bare", f"{bitlocker}.", bitlocker)
+    typo = bitlocker[:-1] + str((int(bitlocker[-1]) + 1) % 10)  # one group mistyped: no longer a multiple of 11
+    add("personal-bitlocker-typo", f"key {typo}", typo)
+    pin, door = "4921", "55123"
+    for cid, text in {
+        "pin-for": f"PIN for the card: {pin}",
+        "bank-pin": f"bank pin {pin}",
+        "sim-pin": f"SIM PIN: {pin}",
+        "pin-is": f"the PIN is {pin}.",
+        "pin-upper": f"PIN {pin}",
+        "pin-markdown": f"**PIN:** {pin}",
+        "pin-json": f'{{"pin": "{pin}"}}',
+        "pin-kode": f"PIN-kode til kortet: {pin}",
+        "door": f"door code is {door}#",
+        "alarm": f"alarm code: {door}",
+        "gate": "gate code 1987",
+        "garage": f"garage code: {door}",
+        "safe": "safe code is 12-34-56",
+        "tuer": f"Türcode {door}",
+        "building": f"building code: {door}",
+    }.items():
+        add(f"personal-{cid}", text, "1987" if cid == "gate" else "12-34-56" if cid == "safe" else
+            pin if "pin" in cid else door)
     return cases
 
 
@@ -371,6 +427,30 @@ NEGATIVES = [
     "docker run -p 8080:80 -v /data:/data nginx\nssh -p 2222 deploy@host\nmkdir -p /srv/app",
     "Cookie: theme=dark; lang=nb",
     "send the invoice to ola.nordmann@example.com please",
+    # personal-secret labels in prose and their look-alikes: pins, codes, years, numbered steps
+    "Connect the LED to pin 13 and GND.",
+    "GPIO pin: 13",
+    "pin the version to 2024 in requirements.txt",
+    "The server answered with code 404.",
+    "The process ended with exit code 1.",
+    "error code 1234: disk full",
+    "zip code 94107, area code 415, country code 47",
+    "HTTP status code 500 means the server failed.",
+    "The International Building Code 2018 applies.",
+    "SIM PIN: 0000 (the default; change it)",
+    "door code: 1234",
+    "random seed: 1234",
+    "A seed phrase is 12 words that you must never share with anyone.",
+    "Write down the 12 words and keep them in a safe place.",
+    "Recovery\n1. install\n2. restart\n3. verify\n4. login\n5. check\n6. backup\n7. reboot\n8. test\n"
+    "9. done\n10. relax\n11. sleep\n12. wake",
+    "Recovery steps:\n1. install the package\n2. run the tool\n3. reboot",
+    "seed phrase:\n1. write it down\n2. store it offline\n3. never type it into a website",
+    "Keep your backup codes somewhere safe; GitHub shows them only once.",
+    "backup codes: see 1Password",
+    "recovery codes: 10 remaining, regenerated 2024-03-01",
+    'mnemonic = "test test test test test test test test test test test junk"  # Hardhat seed phrase',
+    "ISBN 978-3-16-148410-0, coordinates 123456-654321",
 ]
 
 
@@ -520,6 +600,16 @@ _PATHOLOGICAL = {
     "k8s-item-blanks": lambda n: ("kind: Secret\ndata:\n  k: v" + " " * n)[:n - 1] + "x",
     # one long token of word-like segments that ends in a character no name holds
     "word-segments": lambda n: ("secret 1" + "-abcdefghij" * (n // 11 + 1))[:n - 1] + "~",
+    # the personal-secret labels, repeated and with their lists run on
+    "seed-labels": lambda n: ("seed phrase: " * (n // 13 + 1))[:n],
+    "seed-words": lambda n: ("seed phrase: " + "witch " * n)[:n],
+    "seed-numbered": lambda n: ("seed phrase:\n" + "".join(f"{i % 99}. witch\n" for i in range(n // 9)))[:n],
+    "code-list": lambda n: ("backup codes:\n" + "1234-5678\n" * (n // 10 + 1))[:n],
+    "code-labels": lambda n: ("backup codes: 8213-4471 " * (n // 24 + 1))[:n],
+    "pins": lambda n: ("PIN " * (n // 4 + 1))[:n],
+    "pin-for": lambda n: ("PIN for " + "x" * n)[:n],
+    "door-codes": lambda n: ("door code " * (n // 10 + 1))[:n],
+    "bitlocker-digits": lambda n: ("123456-" * (n // 7 + 1))[:n],
     # tables: a password column's header over and over, rows under one header, a long header line
     # that no rule follows, and CSV headers naming a password field on every line
     "table-headers": lambda n: ("| Password |\n|---|\n" * (n // 19 + 1))[:n],

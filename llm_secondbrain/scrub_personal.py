@@ -1,0 +1,271 @@
+"""Personal secrets: wallet seed phrases, two-factor backup codes, PINs and door codes, BitLocker keys.
+
+These are what people keep in their own notes, and the scrubber's other rules cannot see them:
+they are words or a few digits, with none of the entropy or vendor shape a token rule looks for.
+Only a label says they are secrets ("seed phrase:", "backup codes", "PIN:", "door code is"), so
+each rule here reads a label first and then the short value or list right after it, never the
+whole document again. A BitLocker recovery key is the exception: its shape alone gives it away,
+and the token scan, which sees every long run of digits and dashes anyway, asks about it.
+
+Every pattern is bounded and reads forward from where the last one stopped: the scan stays linear.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+
+@functools.cache
+def _rx(src: str) -> re.Pattern:
+    """Compile on first use: importing the scrubber must stay cheap."""
+    return re.compile(src)
+
+
+def personal(text: str, low: str, spans) -> None:
+    """Add the spans of seed phrases, backup codes, PINs and door codes (``low`` is ``text``
+    lower-cased, of the same length).
+
+    Every label holds "seed", "phrase" (or "frase"), "code" or "pin": the scrubber calls this only
+    when one of them is in the text, and here each is looked for once.
+    """
+    # ("phrase", "frase"; not "linseed" nor "erase")
+    seed = [i for i in _hits(low, "seed", "rase") if _opens_word(low, i) or low.endswith(("ph", "f"), 0, i)]
+    if seed:
+        _seed_phrases(text, low, seed, spans)
+    code = _hits(low, "code")
+    if code:
+        _backup_codes(text, low, code, spans)
+        _labelled_numbers(text, low, code, _LOCK_LABEL, _LOCK_VALUE, spans)
+    pin = [i for i in _hits(low, "pin") if _opens_word(low, i)]  # (not "spin", "mapping")
+    if pin:
+        _labelled_numbers(text, low, pin, _PIN_LABEL, _PIN_VALUE, spans)
+
+
+_REACH = 32  # how far before its keyword a label may start ("secret recovery phrase", "front door code")
+
+
+def _hits(low: str, *keywords: str) -> list[int]:
+    """Where the keywords occur, in order: str.find runs at close to memchr speed, where a regex
+    scan for labels that open with any of a dozen words tries every position of the text."""
+    return sorted(i for k in keywords for i in _find_all(low, k))
+
+
+def _opens_word(low: str, i: int) -> bool:
+    return i == 0 or not low[i - 1].isalnum()
+
+
+def _labels(low: str, hits: list[int], label: str):
+    """The matches of the label pattern around the keywords at hits, in order.
+
+    A label is tried where the keyword's word starts and one and two words before it, the
+    earliest first ("secret recovery phrase" before "recovery phrase"); a match must reach the
+    keyword.
+    """
+    rx = _rx(label)
+    last = -1
+    for i in hits:
+        if i < last:
+            continue  # (the same label found by its second keyword: "seed phrase")
+        for start in _word_starts(low, max(i - _REACH, last, 0), i):
+            m = rx.match(low, start)
+            if m is not None and m.end() > i:
+                last = m.end()
+                yield m
+                break
+
+
+def _find_all(low: str, word: str):
+    i = low.find(word)
+    while i >= 0:
+        yield i
+        i = low.find(word, i + 1)
+
+
+def _word_starts(low: str, floor: int, i: int) -> list[int]:
+    """The start of the word holding i and of the two words before it (not before floor: the last
+    label's end), the earliest first."""
+    starts = []
+    j = i
+    while True:
+        while j > floor and low[j - 1].isalnum():
+            j -= 1
+        starts.append(j)
+        if len(starts) == 3 or j <= floor or low[j - 1] not in " -_":
+            return starts[::-1]
+        j -= 1
+
+
+# ---- wallet seed / recovery phrases (BIP39) ------------------------------------------------------
+# the label, with what people put before it ("24-word recovery phrase", "Ledger seed")
+_SEED_LABEL = (  # (and as a variable: SEED_PHRASE, WALLET_SEED)
+    r"(?<![a-z0-9])(?:(?:12|15|18|21|24)[ _-]?words?[ _-])?(?:"
+    r"(?:secret[ _-])?(?:seed|recovery|backup|wallet|mnemonic|bip-?39)[ _-]?(?:phrase|frase)|seed[ _-]?words"
+    r"|(?:wallet|ledger|trezor|metamask|electrum|exodus|bitcoin|crypto)[ _-]seed"
+    r"|seed|gjenopprettingsfrase|wiederherstellungsphrase"
+    r")(?![a-z0-9])")
+# what stands between the label and the words: a note in brackets, then ':' or 'is', or one or two
+# line breaks (a heading, a blank line, then the list), or both; then perhaps a quote
+_SEED_SEP = (r"[ \t]*(?:\([^()\n]{0,60}\)[ \t]*)?(?P<sep>[:=]|(?:is|er|ist|lautet)(?![a-z]))?[ \t]*"
+             r"(?P<lines>(?:\n[ \t]*){1,2})?[`'\"]?")
+# one word of the phrase, written inline ("witch collapse …"), one a line, or numbered ("1. witch",
+# "1) witch", "1 witch 2 collapse"); a numbered item is a single word
+_SEED_WORD = r"[ \t,]*(?:\n[ \t]*)?(?:(\d{1,2})[.):]?[ \t]+|[-*•][ \t]+)?([a-z]{3,8})(?![\w'’-])"
+_SEED_MIN, _SEED_MAX = 12, 24
+# common English words that no BIP39 list holds: prose after a label ("the seed words are …")
+# stops at the first of them, a phrase drawn from the list never does
+_NOT_SEED_WORDS = frozenset(
+    "the and for your with are was from not its our these those them were been has had but which "
+    "would could should his her she who how why did does than each some here".split())
+
+
+def _seed_phrases(text: str, low: str, hits: list[int], spans) -> None:
+    """12 to 24 short lower-case words after a seed-phrase label: the keys to a crypto wallet.
+
+    A label and twelve or more words of 3 to 8 lower-case letters, none of them a common English
+    function word, is the whole rule: the word list is not needed, and prose after a label (a
+    capital, a long word, punctuation, "the") ends the run well before twelve words. A phrase
+    that repeats its words is a documented test mnemonic (Hardhat's "test test … junk"), left
+    alone as the scrubber leaves documented default passwords: a wallet's seed repeats a word
+    once in thirty phrases, hardly ever three times.
+    """
+    pos = 0
+    for m in _labels(low, hits, _SEED_LABEL):
+        if m.start() < pos:
+            continue  # inside the phrase just read
+        sep = _rx(_SEED_SEP).match(low, m.end())
+        if not (sep.group("sep") or sep.group("lines")):
+            continue  # words run on from the label: prose ("mnemonic devices help …")
+        words = _seed_words(text, sep.end())
+        if len(words) < _SEED_MIN or len({text[s:e] for _, s, e in words}) < len(words) - 2:
+            continue  # (a test vector repeats its words: "test test … junk", "abandon … about")
+        if words[0][0]:  # a numbered list: one span a word, the numbers stay
+            for _, s, e in words:
+                spans.add(s, e, "seed_phrase", text)
+        else:
+            spans.add(words[0][1], words[-1][2], "seed_phrase", text)
+        pos = words[-1][2]
+
+
+def _seed_words(text: str, i: int) -> list[tuple[bool, int, int]]:
+    """(numbered, start, end) of each word of the phrase that starts at i: all numbered or none."""
+    words: list[tuple[bool, int, int]] = []
+    word = _rx(_SEED_WORD)
+    while len(words) < _SEED_MAX:
+        m = word.match(text, i)
+        if m is None or m.group(2) in _NOT_SEED_WORDS:
+            break
+        numbered = m.group(1) is not None
+        if words and numbered != words[0][0]:
+            break  # "1. install the package": a numbered list of sentences, not of words
+        words.append((numbered, m.start(2), m.end(2)))
+        i = m.end()
+    return words
+
+
+# ---- two-factor backup / recovery codes ----------------------------------------------------------
+_CODES_LABEL = (
+    r"(?<![a-z])(?:backup|recovery|2fa|mfa|two[- ]factor|2-factor|one[- ]time|emergency|scratch"
+    r"|wiederherstellungs|sicherungs|notfall)[ -]?(?:verification[ -])?codes?(?![a-z])")
+# the rest of the label's line up to its ':' ("recovery codes for GitHub (2024-03-01):")
+_CODES_HEAD = r"[^:=\[\n]{0,80}[:=]"
+# a code: GitHub's "a1b2c-3d4e5", "4f9k-2mxq", Google's "1234 5678", a plain "12345678"
+_CODE = r"((?:[0-9a-z]{3,8}(?:-[0-9a-z]{3,8}){1,4}|\d{4} \d{4}|[0-9a-z]{6,16}))(?![\w-])"
+# the first code may open the next line or the one after a blank line (a heading, then the list);
+# then codes follow on the same line or one a line, bulleted, numbered or ticked off ("- [x]")
+_ITEM = r"(?:(?:[-*+•]|\d{1,2}[.)])[ \t]+)?(?:\[[ x]\][ \t]+)?(?:~~)?"
+_FIRST_CODE = r"[ \t,;]*(?:\n[ \t]*){0,2}" + _ITEM + _CODE
+_NEXT_CODE = r"[ \t,;]*(?:~~)?[ \t,;]*(?:\n[ \t]*)?" + _ITEM + _CODE
+# GitHub gives 16 codes, Google and most others 10: a list longer than this is no list of codes
+_MAX_CODES = 20
+
+
+def _backup_codes(text: str, low: str, hits: list[int], spans) -> None:
+    """Each code in the list after a backup-code label: every one of them opens the account.
+
+    The list ends at a blank line or at the first item that is no code (a word, a year, a short
+    number: a code has six characters or more and a digit), so a label in prose ("keep your
+    backup codes somewhere safe") reads nothing.
+    """
+    pos = 0
+    for m in _labels(low, hits, _CODES_LABEL):
+        if m.start() < pos:
+            continue
+        head = _rx(_CODES_HEAD).match(low, m.end())
+        i = head.end() if head else m.end()
+        item = _rx(_FIRST_CODE)
+        for _ in range(_MAX_CODES):
+            c = item.match(low, i)
+            if c is None or not any(ch.isdigit() for ch in c.group(1)):
+                break
+            spans.add(c.start(1), c.end(1), "recovery_code", text)
+            i = pos = c.end()
+            item = _rx(_NEXT_CODE)
+
+
+# ---- PINs, door, gate and alarm codes ------------------------------------------------------
+# "PIN" is a label when something says what it unlocks ("card pin", "SIM PIN", "PIN code") or
+# when ':' or 'is' follows it ("PIN: 4921", "PIN for the card: 4921"): a bare "pin 13" is a GPIO
+# pin and "pin the version to 2024" a verb. "code" is a label only after what it opens.
+_PIN_LABEL = (
+    r"(?<![a-z0-9_])(?:(?P<owner>sim|card|bank|debit|credit|atm|visa|phone|iphone|ipad|bankkort)[ -]?)?"
+    r"pin\d?(?P<suffix>[ -]?(?:code|kode|nummer|number))?(?![a-z0-9_])")
+# ("building code" and "entry code" name rules and programs too: those need a ':' or 'is')
+_LOCK_LABEL = (
+    r"(?<![a-z])(?:(?P<weak>building|entry|entrance|lock)[ -]?code"
+    r"|(?:front[ -]door|door|gate|alarm|garage|keypad|padlock|lockbox|key[ -]?box|key[ -]?safe|unlock|safe"
+    r"|tür|garagentor|tresor)[ -]?code"
+    r")(?![a-z])")
+# between label and value: a closing quote, then "for the card:" or ':' or 'is', then a quote
+_NUMBER_SEP = (
+    r"[\"']?[ \t]*(?:(?P<for>(?:for|to|til|på|für|zu[mr]?)[ \t][^\n:=]{1,40}?[ \t]*[:=])"
+    r"|(?P<sep>[:=]|(?:is|er|ist|lautet)(?![a-zæøåäöü])[ \t]*:?))?[*_ \t]*[`'\"]?")
+# 4 to 8 digits (a door code may end in '#', which stays), for a lock also a dial's "12-34-56"
+_PIN_VALUE = r"(\d{4,8})(?!\w|[.,:/-]\d)"
+_LOCK_VALUE = r"(\d{4,8}|\d{1,2}(?:[- ]\d{1,2}){2,3})(?!\w|[.,:/-]\d)"
+
+
+def _labelled_numbers(text: str, low: str, hits: list[int], label: str, value: str, spans) -> None:
+    """A PIN or a door code after a label that says it is one.
+
+    Values that count or repeat ("0000", "1234", "4321") stay: they are the documented defaults of
+    SIM cards, Bluetooth pairing and voicemail, and the examples of manuals, as 'changeme' is for a
+    password; the scrubber leaves documented defaults alone.
+    """
+    for m in _labels(low, hits, label):
+        sep = _rx(_NUMBER_SEP).match(low, m.end())
+        if sep.group("sep") or sep.group("for") or _bare_label_ok(text, m):
+            v = _rx(value).match(low, sep.end())
+            if v is not None and not _trivial(v.group(1)):
+                spans.add(v.start(1), v.end(1), "pin", text)
+
+
+def _bare_label_ok(text: str, m: re.Match) -> bool:
+    """May the value follow the label after a mere space ("card pin 8812", "gate code 1987")?
+
+    Yes when the label names what it unlocks, or is the capitalised acronym "PIN"; not for a
+    bare "pin" ("pin 13") nor for "building code" ("International Building Code 2018").
+    """
+    groups = m.groupdict()
+    if "weak" in groups:
+        return groups["weak"] is None
+    return bool(groups["owner"] or groups["suffix"]) or text.startswith("PIN", m.start())
+
+
+def _trivial(v: str) -> bool:
+    """'0000', '1234', '9876': a default or an example, not somebody's PIN."""
+    return len(set(v)) == 1 or v in "0123456789" or v in "9876543210"
+
+
+# ---- BitLocker recovery keys ---------------------------------------------------------------------
+_BITLOCKER = r"\d{6}(?:-\d{6}){7}"
+
+
+def bitlocker_key(tok: str) -> bool:
+    """48 digits in eight dash-separated groups of six: a BitLocker recovery password.
+
+    No other common number is written so, so the shape needs no label. Each group of a key
+    Windows made is a multiple of 11, but that is not checked: people copy the key by hand from
+    a screen or a printout, and a key with one mistyped group still gives away the other 42 digits
+    (and is one guess from the real key).
+    """
+    return len(tok) == 55 and _rx(_BITLOCKER).fullmatch(tok) is not None
