@@ -32,16 +32,29 @@ def personal(text: str, low: str, spans) -> None:
     seed = [i for i in _hits(low, "seed", "rase") if _opens_word(low, i) or low.endswith(("ph", "f"), 0, i)]
     if seed:
         _seed_phrases(text, low, seed, spans)
-    code = _hits(low, "code")
-    if code:
+    code = [i for i in _find_all(low, "code") if low[max(0, i - 20):i].rstrip(" -").endswith(_CODE_OWNERS)]
+    if code:  # ("encode", "VS Code", "code block" end here: only a word that says whose code it is)
         _backup_codes(text, low, code, spans)
         _labelled_numbers(text, low, code, _LOCK_LABEL, _LOCK_VALUE, spans)
-    pin = [i for i in _hits(low, "pin") if _opens_word(low, i)]  # (not "spin", "mapping")
-    if pin:
+    pin = [i for i in _find_all(low, "pin") if _opens_word(low, i) and _pin_word(low, i)]
+    if pin:  # (not "spin", "mapping", "pinned")
         _labelled_numbers(text, low, pin, _PIN_LABEL, _PIN_VALUE, spans)
 
 
 _REACH = 32  # how far before its keyword a label may start ("secret recovery phrase", "front door code")
+# the words that may stand before "code" in _CODES_LABEL and _LOCK_LABEL (a plain look that spares
+# the label patterns the many other codes of a technical note)
+_CODE_OWNERS = ("backup", "recovery", "2fa", "mfa", "factor", "time", "emergency", "scratch", "verification",
+                "wiederherstellungs", "sicherungs", "notfall", "building", "entry", "entrance", "lock", "door",
+                "gate", "alarm", "garage", "keypad", "box", "safe", "tür", "garagentor", "tresor")
+
+
+def _pin_word(low: str, i: int) -> bool:
+    """Is the "pin" at i a word of its own ("PIN", "pin2", "PIN-kode"), not "pinned" or "pinch"?"""
+    j = i + 3
+    if low[j:j + 1].isdigit():
+        j += 1
+    return not low[j:j + 1].isalpha() or low.startswith(("code", "kode", "nummer", "number"), j)
 
 
 def _hits(low: str, *keywords: str) -> list[int]:
