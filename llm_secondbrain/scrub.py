@@ -28,7 +28,11 @@ How it works (pure stdlib ``re``, linear time):
    * credentials in URLs, ``Authorization`` schemes, session cookies, CLI arguments
      (``mysql -p``, ``sshpass -p``, ``curl -u u:p``, ``openssl -passout pass:``...),
      Kubernetes ``Secret`` data, and passwords in prose in several languages
-     ("passordet er Sommer2026!").
+     ("passordet er Sommer2026!");
+   * what personal notes keep: the secret columns of Markdown tables and CSV exports, each cell
+     judged as its header's value (``scrub_tables`` reads the layout), app passwords of small
+     letters, and, in ``scrub_personal``, wallet seed phrases, two-factor backup codes, PINs and
+     door codes after a label that says what they open, and BitLocker recovery keys.
 3. No span is kept whose value is filler or counting ('xxxx…', 'AIzaaaa…', 'abcdef…123',
    '…EXAMPLE'): scanners' own fixtures and real notes are full of such placeholders.
 4. A value found once is redacted everywhere in the document (whole-token copies), unless it
@@ -57,7 +61,7 @@ from .scrub_tables import csv_cells, markdown_cells
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
-RULES_VERSION = 6
+RULES_VERSION = 7
 
 
 # --------------------------------------------------------------------------------------------

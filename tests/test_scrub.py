@@ -463,7 +463,7 @@ def test_negative_cases_are_untouched(text):
 # interface and report
 # ------------------------------------------------------------------------------------------------
 def test_interface():
-    assert RULES_VERSION == 6
+    assert RULES_VERSION == 7
     out, counts = scrub_report("x")
     assert out == "x" and isinstance(counts, Counter) and not counts
     assert scrub("") == "" and scrub_report("") == ("", Counter())
