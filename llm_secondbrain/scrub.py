@@ -2209,7 +2209,7 @@ _PAIR_KW = _lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credential
 _CONNECT = frozenset(
     "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
-    "midlertidig vorläufiges provisoire default -> =>".split())
+    "midlertidig vorläufiges provisoire default -> => - – — →".split())
 _STOP_AFTER = frozenset("like such e.g. eg. example z.b. zb som wie comme como zoals".split())
 _STRONG_SYM = frozenset("!@#$%^&*?~+=|{}[]()<>;,")
 

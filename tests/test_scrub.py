@@ -1403,6 +1403,8 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
     ("**Password:** Hytta2024", "Hytta2024"),
     ("`password`: Hytta2024", "Hytta2024"),
     ("**Password** Hytta2024", "Hytta2024"),
+    ("Password — Hytta2024", "Hytta2024"),  # a dash between the word and the password
+    ("wifi passord – Tyttebaer17", "Tyttebaer17"),
     ("| Service | User | Password |\n|---|---|---|\n| NAS | admin | Hytta2024 |\n", "Hytta2024"),
     ("| Tjeneste | Passord |\n|:--|--:|\n| Ruter | `Fjell!99x` |\n", "Fjell!99x"),
     ("Service | Password\n--- | ---\nNAS | Hytta2024\n", "Hytta2024"),
@@ -1435,6 +1437,7 @@ def test_personal_passwords_are_redacted(text, secret):
     "the ratio is read / write2",
     "login is demo / demo1234",
     "**Password** is required",
+    "password - the one from 2024",
     "**Password:** see the vault",
     "`password` is a `str`",
     "**Token:** ${{ secrets.TOKEN }}",
