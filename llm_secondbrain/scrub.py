@@ -1677,6 +1677,9 @@ def _app_passwords(text: str, low: str, spans: _Spans) -> None:
         _app_password(text, m.end(), m.end() + 60, spans)
 
 
+_SPACE = _lazy(r"\s")
+
+
 def _column_label(name: str):
     """A table's column header read as a label: its _label_info, or None when it names no secret."""
     info = _label_info(name)
@@ -1691,7 +1694,7 @@ def _cell(text: str, info: tuple, s: int, e: int, spans: _Spans) -> None:
             s, e = s + len(mark), e - len(mark)
             break
     v = text[s:e]
-    if not any(c.isspace() for c in v):  # (a sentence in a cell: "see the vault", "same as above")
+    if _SPACE.search(v) is None:  # (a sentence in a cell: "see the vault", "same as above")
         _check_value(text, info, ":", True, v, s, spans)
 
 

@@ -113,6 +113,12 @@ def markdown_cells(text: str, hint: Callable[[int, int], bool],
 def _csv_fields(text: str, bol: int, eol: int) -> list[tuple[int, int]]:
     """(start, end) of each field's value in one CSV line (inside its quotes when quoted)."""
     fields = []
+    if text.find('"', bol, eol) < 0:  # no quotes: the commas alone cut the line
+        for piece in text[bol:eol].split(",", _MAX_COLUMNS + 1):
+            s = bol + len(piece) - len(piece.lstrip(" \t"))
+            fields.append((s, bol + len(piece)))
+            bol += len(piece) + 1
+        return fields
     pos = bol
     field = _rx(_CSV_FIELD)
     while True:
