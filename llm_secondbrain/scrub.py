@@ -506,7 +506,7 @@ _IDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 # value only, a spaced dash ("api token - '...'")
 _OP = (r"""(?:[ \t]*(?::[ \t]*)?(?:string|String|str|&str|\[\]byte|CharSequence)(?![\w\[]))?[ \t]*"""
        r"""(:{1,3}=|\.=|\?\??=|\|\|=|\+=|=>|=(?!=)|:(?!:)|->|(?<=[ \t])-(?=[ \t]+["'`]))""")
-_ASSIGN = _lazy(r"""(?:\\?["'])?""" + _OP + r"""[ \t]*""")
+_ASSIGN = _lazy(r"""(?:\\?["']\]?)?""" + _OP + r"""[ \t]*""")
 # the characters _ASSIGN and _ASSIGN_VALUE can start with (a quote, a space, a type's ":" or first
 # letter, an operator's first character): after any other, neither is tried
 _OP_START = frozenset("\\\"' \t:sS&[C.?|+=-")
@@ -516,10 +516,12 @@ _OP_AFTER_BLANKS = frozenset(":sS&[C.?|+=-")
 _BLANKS = _lazy(r"[ \t]*")
 _PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
 _XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
+# (the label may close a subscript: os.environ["DB_PASSWORD"] = "…"; a YAML type tag may stand
+# before the value: "password: !!str …"; a string may be C#'s or Objective-C's: @"…")
 _ASSIGN_VALUE = _lazy(
-    r"""(?:\\?["'])?""" + _OP + r"""[ \t]*"""
+    r"""(?:\\?["']\]?)?""" + _OP + r"""[ \t]*(?:!![A-Za-z_]{1,20}[ \t]+)?"""
     r"""(?:\\(["'])((?:(?!\\["']).){1,400}?)\\\2"""
-    r"""|"([^"\n]{0,400})\"|'([^'\n]{0,400})'|`([^`\n]{0,400})`"""
+    r"""|@?"([^"\n]{0,400})\"|'([^'\n]{0,400})'|`([^`\n]{0,400})`"""
     r"""|([^\s"'`<]{1,400}))""")
 _VALUE = _lazy(
     r"""\\(["'])((?:(?!\\["']).){1,400}?)\\\1"""     # \"value\" inside a JSON string
@@ -1543,8 +1545,11 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     pos = b
     sep = None
     prev = text[a - 1] if a > 0 else ""
-    # XML element <password>...</password>
-    if prev == "<" and pos < n and text[pos] == ">":
+    # XML element <password>...</password>, or one whose key or name is the label: <entry
+    # key="password">…</entry>, Android's <string name="api_key">…</string>
+    if (prev == "<" and pos < n and text[pos] == ">") or (
+            (prev == '"' or prev == "'") and text.startswith(prev + ">", pos) and low.endswith((" key=", " name="), 0, a - 1)):
+        pos = text.find(">", pos)
         end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
         if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
             v = text[pos + 1:end].strip()

@@ -1405,6 +1405,13 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
     ("**Password** Hytta2024", "Hytta2024"),
     ("Password — Hytta2024", "Hytta2024"),  # a dash between the word and the password
     ("wifi passord – Tyttebaer17", "Tyttebaer17"),
+    ('var password = @"Zq8xLm2pWv";', "Zq8xLm2pWv"),  # C# and Objective-C strings
+    ('NSString *password = @"Zq8xLm2pWv";', "Zq8xLm2pWv"),
+    ('os.environ["DB_PASSWORD"] = "Zq8xLm2pWv"', "Zq8xLm2pWv"),  # a label closing a subscript
+    ("$_ENV['DB_PASS'] = 'Zq8xLm2pWv';", "Zq8xLm2pWv"),
+    ("password: !!str Zq8xLm2pWv", "Zq8xLm2pWv"),  # a YAML type tag before the value
+    ('<entry key="password">Zq8xLm2pWv</entry>', "Zq8xLm2pWv"),  # an element named by its key
+    ('<string name="api_key">Zq8xLm2pWvx9Q2w</string>', "Zq8xLm2pWvx9Q2w"),
     ("| Service | User | Password |\n|---|---|---|\n| NAS | admin | Hytta2024 |\n", "Hytta2024"),
     ("| Tjeneste | Passord |\n|:--|--:|\n| Ruter | `Fjell!99x` |\n", "Fjell!99x"),
     ("Service | Password\n--- | ---\nNAS | Hytta2024\n", "Hytta2024"),
@@ -1438,6 +1445,7 @@ def test_personal_passwords_are_redacted(text, secret):
     "login is demo / demo1234",
     "**Password** is required",
     "password - the one from 2024",
+    '<div class="password">Forgot password</div>',
     "**Password:** see the vault",
     "`password` is a `str`",
     "**Token:** ${{ secrets.TOKEN }}",
