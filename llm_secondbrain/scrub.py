@@ -1708,13 +1708,15 @@ _CSV_PASSWORD = _lazy(r'pass(?:word|ord|wort)"?[ \t]*(?:,|\r?$)', re.M)
 
 
 def _csv_exports(text: str, low: str, spans: _Spans) -> None:
+    """The password column of each CSV header in the text (a field "password", "login_password",
+    '"Password"'), its cells judged as the values of that column's label."""
     done = -1  # the end of the rows last read: a header among them is not read again
     for m in _CSV_PASSWORD.finditer(low):
         s = m.start()
         if s <= done:
             continue
-        j = s
-        while j > 0 and low[j - 1] in "_\" \t" or low.endswith("login", 0, j):
+        j = s  # back over a quote, blanks and "login_" to where the field starts
+        while (j > 0 and low[j - 1] in "_\" \t") or low.endswith("login", 0, j):
             j -= 5 if low.endswith("login", 0, j) else 1
         if j > 0 and low[j - 1] not in ",\n":
             continue
@@ -2527,7 +2529,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
     if "app" in low and "pass" in low:
         _app_passwords(text, low, spans)
     if "|" in text and ("-|" in text or "- |" in text or ":|" in text):
-        for info, s, e in markdown_cells(text, lambda b, e: _STEM.search(low, b, e) is not None, _column_label):
+        for info, s, e in markdown_cells(text, lambda hb, he: _STEM.search(low, hb, he) is not None, _column_label):
             _cell(text, info, s, e, spans)
     if "," in text and "pass" in low:
         _csv_exports(text, low, spans)
