@@ -11,14 +11,9 @@ Every pattern is bounded and reads forward from where the last one stopped: the 
 """
 from __future__ import annotations
 
-import functools
 import re
 
-
-@functools.cache
-def _rx(src: str) -> re.Pattern:
-    """Compile on first use: importing the scrubber must stay cheap."""
-    return re.compile(src)
+from .scrub_release import compiled
 
 
 def personal(text: str, low: str, spans) -> None:
@@ -74,7 +69,7 @@ def _labels(low: str, hits: list[int], label: str):
     earliest first ("secret recovery phrase" before "recovery phrase"); a match must reach the
     keyword.
     """
-    rx = _rx(label)
+    rx = compiled(label)
     last = -1
     for i in hits:
         if i < last:
@@ -145,7 +140,7 @@ def _seed_phrases(text: str, low: str, hits: list[int], spans) -> None:
     for m in _labels(low, hits, _SEED_LABEL):
         if m.start() < pos:
             continue  # inside the phrase just read
-        sep = _rx(_SEED_SEP).match(low, m.end())
+        sep = compiled(_SEED_SEP).match(low, m.end())
         if not (sep.group("sep") or sep.group("lines")):
             continue  # words run on from the label: prose ("mnemonic devices help …")
         words = _seed_words(text, sep.end())
@@ -162,7 +157,7 @@ def _seed_phrases(text: str, low: str, hits: list[int], spans) -> None:
 def _seed_words(text: str, i: int) -> list[tuple[bool, int, int]]:
     """(numbered, start, end) of each word of the phrase that starts at i: all numbered or none."""
     words: list[tuple[bool, int, int]] = []
-    word = _rx(_SEED_WORD)
+    word = compiled(_SEED_WORD)
     while len(words) < _SEED_MAX:
         m = word.match(text, i)
         if m is None or m.group(2) in _NOT_SEED_WORDS:
@@ -203,16 +198,16 @@ def _backup_codes(text: str, low: str, hits: list[int], spans) -> None:
     for m in _labels(low, hits, _CODES_LABEL):
         if m.start() < pos:
             continue
-        head = _rx(_CODES_HEAD).match(low, m.end())
+        head = compiled(_CODES_HEAD).match(low, m.end())
         i = head.end() if head else m.end()
-        item = _rx(_FIRST_CODE)
+        item = compiled(_FIRST_CODE)
         for _ in range(_MAX_CODES):
             c = item.match(low, i)
             if c is None or not any(ch.isdigit() for ch in c.group(1)):
                 break
             spans.add(c.start(1), c.end(1), "recovery_code", text)
             i = pos = c.end()
-            item = _rx(_NEXT_CODE)
+            item = compiled(_NEXT_CODE)
 
 
 # ---- PINs, door, gate and alarm codes ------------------------------------------------------
@@ -245,9 +240,9 @@ def _labelled_numbers(text: str, low: str, hits: list[int], label: str, value: s
     password; the scrubber leaves documented defaults alone.
     """
     for m in _labels(low, hits, label):
-        sep = _rx(_NUMBER_SEP).match(low, m.end())
+        sep = compiled(_NUMBER_SEP).match(low, m.end())
         if sep.group("sep") or sep.group("for") or _bare_label_ok(text, m):
-            v = _rx(value).match(low, sep.end())
+            v = compiled(value).match(low, sep.end())
             if v is not None and not _trivial(v.group(1)):
                 spans.add(v.start(1), v.end(1), "pin", text)
 
@@ -281,4 +276,4 @@ def bitlocker_key(tok: str) -> bool:
     a screen or a printout, and a key with one mistyped group still gives away the other 42 digits
     (and is one guess from the real key).
     """
-    return len(tok) == 55 and _rx(_BITLOCKER).fullmatch(tok) is not None
+    return len(tok) == 55 and compiled(_BITLOCKER).fullmatch(tok) is not None

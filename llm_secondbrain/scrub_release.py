@@ -14,8 +14,9 @@ import re
 
 
 @functools.cache
-def _rx(src: str) -> re.Pattern:
-    """Compile on first use: importing the scrubber must stay cheap."""
+def compiled(src: str) -> re.Pattern:
+    """Compile on first use: importing the scrubber must stay cheap. (Shared by the scrubber's
+    helper modules: scrub_tables and scrub_personal compile their patterns here too.)"""
     return re.compile(src)
 
 
@@ -39,9 +40,9 @@ def module_attribute(tok: str) -> bool:
     characters), and its case flips at random, leaving single capitals between the runs, where
     a name's parts are words, acronyms and numbers (at most one stray capital a part).
     """
-    if "." not in tok or _rx(_MODULE_ATTR).fullmatch(tok) is None:
+    if "." not in tok or compiled(_MODULE_ATTR).fullmatch(tok) is None:
         return False
-    piece = _rx(NAME_PIECE)
+    piece = compiled(NAME_PIECE)
     return all(sum(len(p) == 1 and p.isupper() for p in piece.findall(part)) <= 1
                for part in tok.split(".")[1:])
 
@@ -55,7 +56,7 @@ def in_code_position(text: str, s: int, e: int, tok: str) -> bool:
     'Proxy__ENSURE_WRAPPED(self)') nor written after '->' as a dotted return type
     ('-> _win32typing.PyCMDIFrameWnd: ...'), where a bare token may be prose ('old -> new').
     """
-    if _rx(_DOTTED_IDENT).fullmatch(tok) is None:
+    if compiled(_DOTTED_IDENT).fullmatch(tok) is None:
         return False
     if text.startswith("(", e) or text.endswith(_DECLARES, max(0, s - 8), s):
         return True  # (a macro's or a declared type's name is a name)
@@ -89,8 +90,8 @@ def code_expression(tok: str) -> bool:
     if "_" not in tok:
         return False
     if "+" in tok:
-        return _rx(_SUM_OF_NAMES).fullmatch(tok) is not None
-    return tok[0] == "_" and tok.count("_") >= 5 and _rx(_MANGLED).fullmatch(tok) is not None
+        return compiled(_SUM_OF_NAMES).fullmatch(tok) is not None
+    return tok[0] == "_" and tok.count("_") >= 5 and compiled(_MANGLED).fullmatch(tok) is not None
 
 
 _HEX_TEXT = r"(?:[0-9A-Fa-f]{2}){8,}"
@@ -105,9 +106,9 @@ def _decoded(tok: str) -> str:
     if len(tok) > _DECODED_HEAD:
         tok = tok[:_DECODED_HEAD]  # (a multiple of 4 and of 2: whole base64 quanta, whole bytes)
     try:
-        if _rx(_HEX_TEXT).fullmatch(tok):
+        if compiled(_HEX_TEXT).fullmatch(tok):
             raw = bytes.fromhex(tok)
-        elif _rx(_B64_TEXT).fullmatch(tok):
+        elif compiled(_B64_TEXT).fullmatch(tok):
             body = tok.rstrip("=").replace("-", "+").replace("_", "/")
             raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
         else:

@@ -7,17 +7,12 @@ its header; whether the header names a secret and the cell holds one is ``scrub`
 """
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable, Iterator
+
+from .scrub_release import compiled
 
 _MAX_ROWS = 500  # rows read under one header: the cost stays linear in the text
 _MAX_COLUMNS = 40
-
-
-@functools.cache
-def _rx(src: str) -> re.Pattern:
-    return re.compile(src)
 
 
 # a Markdown table's header (a line with a letter in it) and its delimiter row: "|---|:---:|",
@@ -64,7 +59,7 @@ def _pipe_cells(text: str, bol: int, eol: int) -> list[tuple[int, int]]:
 
 def _header(name: str) -> str:
     """A header cell as one identifier: "**API key**" -> "API_key"."""
-    return _rx(r"[ \t]+").sub("_", name.strip("*_` \t"))
+    return compiled(r"[ \t]+").sub("_", name.strip("*_` \t"))
 
 
 def markdown_cells(text: str, hint: Callable[[int, int], bool],
@@ -74,7 +69,7 @@ def markdown_cells(text: str, hint: Callable[[int, int], bool],
     line, text[start:end], hint(start, end) accepts (a cheap look that passes over tables of
     other things)."""
     resume = 0  # the end of the rows last read: a table among them is not read again
-    for table in _rx(_TABLE).finditer(text):
+    for table in compiled(_TABLE).finditer(text):
         if table.start() < resume:
             continue
         hb, he = _line_at(text, table.start())
@@ -86,7 +81,7 @@ def markdown_cells(text: str, hint: Callable[[int, int], bool],
         labels = {}
         for col, (s, e) in enumerate(header):
             name = _header(text[s:e])
-            if _rx(_HEADER_NAME).fullmatch(name):
+            if compiled(_HEADER_NAME).fullmatch(name):
                 said = is_label(name)
                 if said:
                     labels[col] = said
@@ -120,7 +115,7 @@ def _csv_fields(text: str, bol: int, eol: int) -> list[tuple[int, int]]:
             bol += len(piece) + 1
         return fields
     pos = bol
-    field = _rx(_CSV_FIELD)
+    field = compiled(_CSV_FIELD)
     while True:
         m = field.match(text, pos, eol)
         g = 1 if m.group(1) is not None else 2
@@ -144,7 +139,7 @@ def csv_cells(text: str, at: int, is_label: Callable[[str], object]) -> tuple[li
     labels = {}
     for col, (s, e) in enumerate(header):
         name = text[s:e].strip()
-        if not _rx(_HEADER_NAME).fullmatch(name):
+        if not compiled(_HEADER_NAME).fullmatch(name):
             return [], he  # a header names its fields; this line is data or prose
         said = is_label(_header(name))
         if said:
