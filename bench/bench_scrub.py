@@ -61,6 +61,7 @@ ADVERSARIAL = {
     "allow markers": lambda n: _cycle("secondbrain:allow password=Zq9" + _B64[:12] + "\n", n),
     "table headers": lambda n: _cycle("| Password |\n|---|\n", n),
     "csv headers": lambda n: _cycle("name,url,password\n", n),
+    "titles over values": lambda n: _cycle("Wifi password:\nHytta2024\n", n),
 }
 
 

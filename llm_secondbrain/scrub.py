@@ -21,7 +21,8 @@ How it works (pure stdlib ``re``, linear time):
    * shapes shorter than the token scan's 20 characters (legacy Slack, Sumo Logic access ids),
      Jenkins' encrypted ``{AQAAAB…}`` secrets and the random segments of webhook URLs;
    * labelled values: ``password=``, ``"api_key": "..."``, ``<password>..</password>``,
-     ``--token X``, ``Password=...;`` and friends. The label must *end* in a secret word
+     ``--token X``, ``Password=...;``, a password alone on the line below its title
+     ("Wifi password:" then "Hytta2024") and friends. The label must *end* in a secret word
      (``PASSWORD_MIN_LENGTH`` or ``token_uri`` are not labels), and the value must not be a
      reference or a placeholder (``${X}``, ``{{ x }}``, ``os.environ[...]``, ``getpass()``,
      ``<YOUR_KEY>``, ``xxxx``, ``changeme``...);
@@ -34,7 +35,8 @@ How it works (pure stdlib ``re``, linear time):
      letters, and, in ``scrub_personal``, wallet seed phrases, two-factor backup codes, PINs and
      door codes after a label that says what they open, and BitLocker recovery keys.
 3. No span is kept whose value is filler or counting ('xxxx…', 'AIzaaaa…', 'abcdef…123',
-   '…EXAMPLE'): scanners' own fixtures and real notes are full of such placeholders.
+   '…EXAMPLE'): scanners' own fixtures and real notes are full of such placeholders. A
+   position counts as predictable once, however many ways it repeats what came before.
 4. A value found once is redacted everywhere in the document (whole-token copies), unless it
    is a lower-case word or a documented default password ('postgres', 'changeme').
 5. A way out of a false positive: a line holding ``secondbrain:allow`` keeps its values, and
@@ -61,7 +63,7 @@ from .scrub_tables import csv_cells, markdown_cells
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
-RULES_VERSION = 7
+RULES_VERSION = 8
 
 
 # --------------------------------------------------------------------------------------------
@@ -299,7 +301,7 @@ _B64ISH = _lazy(r"[A-Za-z0-9+/]{40}")
 
 
 def _low_information(v: str) -> bool:
-    """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…', 'AbCeFG123'.
+    """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…'.
 
     A position is predictable when its character repeats one of the three before it or counts
     up from the one before (case-insensitive). In random text that happens at about a quarter
@@ -311,19 +313,21 @@ def _low_information(v: str) -> bool:
         return False
     o = s.encode("utf-8", "replace")
     # A step of 0 or +1 from the character before, or a repeat of the second or third before,
-    # counted at C speed: read the bytes as one big integer, shift it by one, two and three
-    # bytes, XOR each with the current bytes and count the zero bytes. Adding 0x0101…01
-    # (mask // 255) adds 1 to every byte and never carries: 0xff never occurs in UTF-8.
-    # The four XORs (each under 2 ** bits) are laid side by side in one integer, so one
-    # conversion and one count do for all four.
+    # found at C speed: read the bytes as one big integer, shift it by one, two and three bytes
+    # and XOR each with the current bytes; a zero byte is a hit. Adding 0x0101…01 (ones) adds 1
+    # to every byte and never carries: 0xff never occurs in UTF-8. A position counts once
+    # however many of the four relations hold ('aaaa' is not four times as predictable as
+    # 'Blaabaer2023'): each XOR's zero bytes become its 0x80 bits, and the four are ORed.
     size = len(o) - 3
-    bits = 8 * size
+    mask = (1 << 8 * size) - 1
+    ones = mask // 255
+    low7 = ones * 0x7F
     word = int.from_bytes(o, "big")
-    mask = (1 << bits) - 1
     cur, prev = word & mask, (word >> 8) & mask
-    diffs = ((cur ^ prev) << 3 * bits | (cur ^ (prev + mask // 255)) << 2 * bits
-             | (cur ^ ((word >> 16) & mask)) << bits | (cur ^ (word >> 24)))
-    hits = diffs.to_bytes(4 * size, "big").count(0)
+    hit = 0
+    for x in (cur ^ prev, cur ^ (prev + ones), cur ^ ((word >> 16) & mask), cur ^ (word >> 24)):
+        hit |= (((x & low7) + low7) | x | low7) ^ mask  # 0x80 where a byte of x is zero, else 0
+    hits = hit.bit_count()
     # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
     if hits < (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3):
         return False
@@ -1537,10 +1541,14 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             return True  # a vendor token, already redacted
         quoted = g != 7
         return _check_value(text, info, sep, quoted, fm.group(g), fm.start(g), spans)
-    if op and _ASSIGN.match(text, b) is not None:
-        # A separator whose value the fast path could not read: _ASSIGN_VALUE is _ASSIGN followed
-        # by _VALUE's alternatives, so _VALUE fails after this separator too and no rule below applies.
-        return False
+    if op:
+        am = _ASSIGN.match(text, b)
+        if am is not None:
+            # A separator whose value the fast path could not read: _ASSIGN_VALUE is _ASSIGN followed
+            # by _VALUE's alternatives, so _VALUE fails after this separator too and no rule below
+            # applies, but for a title's colon at the end of its line ("Wifi password:" / "Hytta2024").
+            e = am.end()
+            return text[e:e + 1] in ("\n", "\r") and am.group(1) == ":" and _value_below(text, a, e, info, spans)
     n = len(text)
     pos = b
     sep = None
@@ -1603,6 +1611,46 @@ def _value_at(text: str, pos: int, info: tuple, sep: str, spans: _Spans) -> bool
     return _check_value(text, info, sep, quoted, vm.group(g), vm.start(g), spans)
 
 
+# What may stand before a label that is the title of the line below: a list, quote or heading
+# mark and a few words ("- Wifi password:", "## Router admin password:"), not code ("if not
+# password:", "case Password:")
+_TITLE_HEAD = _lazy(r"[ \t]*(?:[-*+>#]+[ \t]+)?((?:[^\W\d_]+[ \t]+){0,4})[*_]*")
+_CODE_WORDS = frozenset("if elif else while for not and or def class case when with except return "
+                        "var let const val public private static final".split())
+# the value alone on the next line: indentation, then one token (quoted or bare) and the end of the line
+_BELOW = _lazy(r"\r?\n[ \t]*(?:([\"'`])([^\s\"'`]{6,64})\1|([^\s\"'`]{6,64}))[ \t]*(?:\r?\n|$)")
+
+
+def _value_below(text: str, a: int, e: int, info: tuple, spans: _Spans) -> bool:
+    """A password alone on the line below a label that ends its own line ("Wifi password:" then
+    "Hytta2024", "**Password**" then "Hytta2024"): the way people jot logins down in notes.
+
+    Only a label that is the line's title (a few words before it, no code) and only a value
+    that looks like a password (a digit or a symbol; _pw_shape) on a line of its own: a word,
+    a sentence, a YAML mapping or a list below a "password:" key stays as it is.
+    """
+    if info[0] != _PWD and info[0] != _SEC:
+        return False
+    bm = _BELOW.match(text, e)
+    if bm is None:
+        return False
+    g = 2 if bm.lastindex == 2 else 3
+    v = bm.group(g)
+    if v[-1] in ":;,{[(" or v[0] == "*" or "(" in v or "=" in v:
+        return False  # the next key, Markdown, or code ("sys.exit(1)", "x=1")
+    bol = text.rfind("\n", 0, a) + 1
+    hm = _TITLE_HEAD.fullmatch(text, bol, a)
+    if hm is None or not _CODE_WORDS.isdisjoint(hm.group(1).lower().split()):
+        return False
+    key = (v, "below")  # (the verdicts' keys are 4-tuples: this one cannot collide)
+    shape = spans.verdicts.get(key)
+    if shape is None:
+        shape = spans.verdicts[key] = _pw_shape(v)
+    if shape < 1:
+        return False
+    return _check_value(text, info, ":", g == 2, v, bm.start(g), spans)
+
+
 def _emphasised(text, low, a, b, info, spans, covered) -> bool:
     """A label in Markdown emphasis or code: '**Password**: X', '**Password:** X', '`token`: X'.
 
@@ -1615,9 +1663,13 @@ def _emphasised(text, low, a, b, info, spans, covered) -> bool:
         k += 1
     closer = mark * k
     if text.startswith(closer, b):
+        if text[b + k:b + k + 1] in ("\n", "\r"):
+            return _value_below(text, a - k, b + k, info, spans)  # "**Password**" / "Hytta2024"
         return _value_after(text, low, a, b + k, info, spans, covered)
     if text[b:b + 1] == ":" and text.startswith(closer, b + 1):
         j = _BLANKS.match(text, b + 1 + k).end()
+        if text[j:j + 1] in ("\n", "\r"):
+            return _value_below(text, a - k, j, info, spans)  # "**Password:**" / "Hytta2024"
         return j < len(text) and _value_at(text, j, info, ":", spans)
     return _value_after(text, low, a, b, info, spans, covered)
 

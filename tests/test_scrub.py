@@ -463,7 +463,7 @@ def test_negative_cases_are_untouched(text):
 # interface and report
 # ------------------------------------------------------------------------------------------------
 def test_interface():
-    assert RULES_VERSION == 7
+    assert RULES_VERSION == 8
     out, counts = scrub_report("x")
     assert out == "x" and isinstance(counts, Counter) and not counts
     assert scrub("") == "" and scrub_report("") == ("", Counter())
@@ -617,6 +617,10 @@ _PATHOLOGICAL = {
     "table-rules": lambda n: ("-|-|\n" * (n // 5 + 1))[:n],
     "long-header": lambda n: ("password " * (n // 9 + 1))[:n - 6] + "\n-|-|\n",
     "csv-headers": lambda n: ("name,url,password\n" * (n // 18 + 1))[:n],
+    # labels that end their line, over values below them, and one title after a long line of words
+    "title-lines": lambda n: ("Wifi password:\nHytta2024\n" * (n // 25 + 1))[:n],
+    "bold-titles": lambda n: ("**Password**\n" * (n // 13 + 1))[:n],
+    "long-title": lambda n: ("a " * n)[:n - 20] + "password:\nHytta2024\n",
 }
 
 
@@ -1420,6 +1424,15 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
      "Hytta,2024x"),
     ("folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n"
      ",,login,NAS,,,0,http://nas,admin,Hytta2024,\n", "Hytta2024"),
+    ("Wifi password:\nHytta2024\n", "Hytta2024"),  # the value alone on the line below its title
+    ("**Password**\nHytta2024", "Hytta2024"),
+    ("- **Password:**\n  `Fjell!99x`\n", "Fjell!99x"),
+    ("## Router admin password:\r\n    Fjell!99x\r\n", "Fjell!99x"),
+    ("api token:\nAbc123xyzQwe\n", "Abc123xyzQwe"),
+    ("wifi password: Blaabaer2023", "Blaabaer2023"),  # doubled letters and a year are not filler
+    ("password='1qay@WXS????'", "1qay@WXS????"),  # nor is a walk along the keyboard
+    ("mailgun_token: 65ed7095ace4a6654adb8309177339ab-00001111-22223333",
+     "65ed7095ace4a6654adb8309177339ab-00001111-22223333"),
 ])
 def test_personal_passwords_are_redacted(text, secret):
     out = scrub(text)
@@ -1458,6 +1471,20 @@ def test_personal_passwords_are_redacted(text, secret):
     "| Name | Type | Description |\n|---|---|---|\n| password | str | The password |\n",
     "id,name,password_changed\n1,ola,2024-01-01\n",
     "the fields are name, password, and url\n",
+    "Password:\nRequired.\n",  # below a title: a word, a sentence, masking, a list, a mapping, code
+    "Password:\nHytta2024 is the one we use\n",
+    "Password:\n********\n",
+    "password:\n  - item1\n",
+    "secret:\n  name: x1y2z3\n",
+    "password:\n  $DB_PASS1\n",
+    "password:\n  {{ vault_pw1 }}\n",
+    "if not password:\n    abort401x\n",
+    "if not password:\n    sys.exit(1)\n",
+    "class Password:\n    pass\n",
+    "Key:\nCtrl+Shift+P\n",
+    "Password:\n2024-01-01\n",
+    "secret: xxxxxxxxxxxxxxxx",  # filler stays filler
+    "api_key: abcdefghijklmnop123",
 ])
 def test_words_closed_braces_and_slashes_in_prose_stay(text):
     assert scrub(text) == text
