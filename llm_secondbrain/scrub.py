@@ -509,14 +509,14 @@ _IDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 # "||=", an optional type first ("var apiToken string = ", "token: str = ") and, before a quoted
 # value only, a spaced dash ("api token - '...'")
 _OP = (r"""(?:[ \t]*(?::[ \t]*)?(?:string|String|str|&str|\[\]byte|CharSequence)(?![\w\[]))?[ \t]*"""
-       r"""(:{1,3}=|\.=|\?\??=|\|\|=|\+=|=>|=(?!=)|:(?!:)|->|(?<=[ \t])-(?=[ \t]+["'`]))""")
+       r"""(:{1,3}=|\.=|\?\??=|\|\|=|\+=|=>|[!=]==?(?=[ \t]*["'`])|=(?!=)|:(?!:)|->|(?<=[ \t])-(?=[ \t]+["'`]))""")
 _ASSIGN = _lazy(r"""(?:\\?["']\]?)?""" + _OP + r"""[ \t]*""")
 # the characters _ASSIGN and _ASSIGN_VALUE can start with (a quote, a space, a type's ":" or first
 # letter, an operator's first character): after any other, neither is tried
-_OP_START = frozenset("\\\"' \t:sS&[C.?|+=-")
+_OP_START = frozenset("\\\"' \t:sS&[C.?|+=!-")
 # after blanks, the character _ASSIGN needs next: a type's ":" or first letter, an operator's first
 # character (fewer blanks never help: the next character would be a blank)
-_OP_AFTER_BLANKS = frozenset(":sS&[C.?|+=-")
+_OP_AFTER_BLANKS = frozenset(":sS&[C.?|+=!-")
 _BLANKS = _lazy(r"[ \t]*")
 _PHP_DEFINE = _lazy(r"""["']\s*,\s*""")
 _XML_VALUE = _lazy(r"""["']\s+value\s*=\s*""")
@@ -680,6 +680,9 @@ def _classes(s: str) -> tuple[bool, bool, bool]:
     return s.lower() != s, s.upper() != s, _HAS_DIGIT.search(s) is not None
 
 
+_CALL_VALUE = _lazy(r"[a-z_][A-Za-z0-9_.]*\([^()]*\)")
+
+
 def _value_ok(v: str, cls: int, quoted: bool) -> bool:
     n = len(v)
     if n < 4 or n > _MAX_VALUE:
@@ -690,6 +693,8 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False  # a manual page's markup: "\\-\\-token\\-format=full", "my\\-username"
     if _is_reference(v, quoted):
         return False
+    if v[-1] == ")" and _CALL_VALUE.fullmatch(v):
+        return False  # a call written out as text: assert sig == "short_fun(a=1)"
     if (v[0] in "/~." or v.lower().endswith(_PATH_EXT)) and (not _entropy_ok(v, 20) or _wordy(v) >= 0.4):
         return False  # a path: "/en/enterprise-server@3.0/auth"
     if v.count("/") >= 2 and _wordy(v) >= 0.4:

@@ -1433,6 +1433,10 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
     ("password='1qay@WXS????'", "1qay@WXS????"),  # nor is a walk along the keyboard
     ("mailgun_token: 65ed7095ace4a6654adb8309177339ab-00001111-22223333",
      "65ed7095ace4a6654adb8309177339ab-00001111-22223333"),
+    ('if password == "Zq8xLm2pWv":', "Zq8xLm2pWv"),  # a password compared with a literal is written down
+    ('if form["password"] == "Zq8xLm2pWv":', "Zq8xLm2pWv"),
+    ("if (user.password === 'Hunter2xyz') {", "Hunter2xyz"),
+    ('if apiKey != "RxLVnOlvj3#V4bh4RBwOd" {', "RxLVnOlvj3#V4bh4RBwOd"),
 ])
 def test_personal_passwords_are_redacted(text, secret):
     out = scrub(text)
@@ -1485,6 +1489,13 @@ def test_personal_passwords_are_redacted(text, secret):
     "Password:\n2024-01-01\n",
     "secret: xxxxxxxxxxxxxxxx",  # filler stays filler
     "api_key: abcdefghijklmnop123",
+    'if key == "Enter":',  # a comparison with a word, an empty string, a name or a default
+    'if token == "EOF":',
+    'if password == "":',
+    "if secret == SECRET_VALUE:",
+    'if password != "changeme":',
+    'if api_key == "your-api-key-here":',
+    'assert sig == "short_fun(a=1)"\ndef short_fun(a=1): pass',  # a call written out as text
 ])
 def test_words_closed_braces_and_slashes_in_prose_stay(text):
     assert scrub(text) == text
