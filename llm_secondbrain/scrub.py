@@ -21,8 +21,8 @@ How it works (pure stdlib ``re``, linear time):
    * shapes shorter than the token scan's 20 characters (legacy Slack, Sumo Logic access ids),
      Jenkins' encrypted ``{AQAAAB…}`` secrets and the random segments of webhook URLs;
    * labelled values: ``password=``, ``"api_key": "..."``, ``<password>..</password>``,
-     ``--token X``, ``Password=...;``, a password alone on the line below its title
-     ("Wifi password:" then "Hytta2024") and friends. The label must *end* in a secret word
+     ``--token X``, ``Password=...;``, ``password == "..."``, a password alone on the line
+     below its title ("Wifi password:" then "Hytta2024") and friends. The label must *end* in a secret word
      (``PASSWORD_MIN_LENGTH`` or ``token_uri`` are not labels), and the value must not be a
      reference or a placeholder (``${X}``, ``{{ x }}``, ``os.environ[...]``, ``getpass()``,
      ``<YOUR_KEY>``, ``xxxx``, ``changeme``...);
