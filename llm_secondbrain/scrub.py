@@ -37,8 +37,9 @@ How it works (pure stdlib ``re``, linear time):
 3. No span is kept whose value is filler or counting ('xxxx…', 'AIzaaaa…', 'abcdef…123',
    '…EXAMPLE'): scanners' own fixtures and real notes are full of such placeholders. A
    position counts as predictable once, however many ways it repeats what came before.
-4. A value found once is redacted everywhere in the document (whole-token copies), unless it
-   is a lower-case word or a documented default password ('postgres', 'changeme').
+4. A value found once is redacted everywhere in the document (whole-token copies, and copies
+   glued inside a longer word for values of 12 characters or more with a digit), unless it is
+   a lower-case word or a documented default password ('postgres', 'changeme').
 5. A way out of a false positive: a line holding ``secondbrain:allow`` keeps its values, and
    ``allow`` patterns (``load_allow_patterns``, one regex a line) keep values found by labels,
    context or prose, never a vendor-shaped or private key. Every kept value is counted under
@@ -63,7 +64,7 @@ from .scrub_tables import csv_cells, markdown_cells
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
-RULES_VERSION = 8
+RULES_VERSION = 9
 
 
 # --------------------------------------------------------------------------------------------
@@ -569,7 +570,8 @@ _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|S
 _PH_PREFIX = ("your", "my", "insert", "enter", "replace", "put", "paste", "fill", "add")
 _PH_SUFFIX = ("_here", "-here", " here", ".here")
 _PH_INNER = ("xxxx", "***", "...", "\u2026", "\u2022\u2022\u2022", "____", "example", "placeholder",
-             "redacted", "changeme", "change_me", "change-me", "dummy", "fake")
+             "redacted", "changeme", "change_me", "change-me", "dummy", "fake", "notareal",
+             "not_a_real", "not-a-real", "notreal")
 _PH_INNER_RE = _lazy("|".join(map(re.escape, _PH_INNER)))  # one scan, not one per word
 _PH_WORDY = _lazy(r"[a-z_ .-]+")
 _PATH_EXT = (".pem", ".key", ".json", ".txt", ".crt", ".cer", ".p12", ".pfx", ".jks", ".gpg", ".asc",
@@ -1166,10 +1168,10 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     secret = spans.context.get(key)
     if secret is None:
         secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo) and not (
-            _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or "xample" in tok or "XAMPLE" in tok
+            _code_name(tok) or _b64_placeholder(tok) or _public_der(tok) or _PH_INNER_RE.search(tok.lower()) is not None
             or code_expression(tok) or (not (up and lo) and _wordy(tok) >= 0.8) or _encoded_text(tok))
     # (not a name in code or a sum of names, base64 of 'username:password', a public key, an
-    # EXAMPLE, a name of words in one case ("oauth2credentialprovider"), words in hex or base64,
+    # EXAMPLE or other filler word ('NotARealKey', 'dummy'), a name of words in one case ("oauth2credentialprovider"), words in hex or base64,
     # OpenSSL's ciphertext ("U2FsdGVkX1…"); and, read
     # outside the memo as it looks past the token, not a name called or typed in code)
     if secret and not in_code_position(text, s, e, tok):
@@ -1459,6 +1461,8 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
                 done = _emphasised(text, low, a, b, info, spans, covered)
             else:
                 done = _value_after(text, low, a, b, info, spans, covered)
+                if not done and a > 4 and text[a - 1] in " =(" and (info[0] == _PWD or info[0] == _SEC):
+                    done = _value_before(text, a, info, spans)
             if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
                 repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
         if not done and m.group() in _PW_STEMS:
@@ -1518,6 +1522,22 @@ def _name_before(text: str, a: int) -> bool:
     while j >= lo and text[j].isspace():
         j -= 1
     return j >= lo and text[j] in ":=" and _NAME_BEFORE.search(text, lo, a) is not None
+
+
+# a quoted literal compared with the label that follows: '"…" == password', '"…".equals(token)'
+_VALUE_FIRST = _lazy(r"""(["'])([^"'\s\\]{4,128})\1(?:[ \t]*[!=]==?[ \t]*|\.equals(?:IgnoreCase)?\()$""")
+
+
+def _value_before(text: str, a: int, info: tuple, spans: _Spans) -> bool:
+    """The literal on the left of a comparison whose right side is the label ('if ("…" ==
+    password)', Yoda style, or Java's '"…".equals(password)'): the same value as 'password == "…"'."""
+    j = a - 1
+    while j > 0 and text[j] == " ":
+        j -= 1
+    if text[j] != "=" and not (text[j] == "(" and text.endswith(("equals(", "IgnoreCase("), 0, j + 1)):
+        return False
+    m = _VALUE_FIRST.search(text, max(0, a - 150), a)
+    return m is not None and _check_value(text, info, "=", True, m.group(2), m.start(2), spans)
 
 
 def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
@@ -1979,6 +1999,7 @@ _CRED_CHARS = _lazy(r"[A-Za-z0-9._~+/=\-]{8,}")
 
 # ---- URLs and connection strings -------------------------------------------------------------
 _URL_CRED = _lazy(r"([^\s:/?#@\"'`<>\[\]]{0,128}):([^\s/?#\"'`<>]{1,256})@(?=[\w\[.-])")
+_KV_PAIR = _lazy(r";[A-Za-z][A-Za-z ]{0,30}=")
 _DOC_HOST = _lazy(r"(?i)(?:[\w-]+\.)*example\.(?:com|org|net)(?![\w.-])")
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 _ORACLE = _lazy(r"(?:thin:@?|sqlplus\s+|(?<![\w/])[A-Za-z_][A-Za-z0-9_]{0,30}/)([^\s/@\"']{1,128})@(?=[\w\[.-])")
@@ -1991,9 +2012,19 @@ def _url_creds(text: str, spans: _Spans) -> None:
         m = _URL_CRED.match(text, i + 3)
         if m is not None:
             pw = m.group(2)
+            if pw.lower() == "x-oauth-basic":
+                # GitHub's 'https://<token>:x-oauth-basic@github.com': the token is the user, the
+                # password a fixed word
+                user = m.group(1)
+                if len(user) >= 20 and not _url_placeholder(user):
+                    spans.add(m.start(1), m.end(1), "url_credentials", text)
+                i = text.find("://", m.end())
+                continue
             placeholder = placeholders.get(pw)
             if placeholder is None:
                 placeholder = placeholders[pw] = _url_placeholder(pw)
+            if not placeholder and ";" in pw and _KV_PAIR.search(pw):
+                placeholder = True  # 'host:1433;database=db;user=a@b': a port and JDBC pairs, not user:password
             if not placeholder and not m.group(1) and ":" in pw:
                 placeholder = True  # 'cvs://:pserver:anoncvs@host': a protocol and a user, no password
             if not placeholder and _DOC_HOST.match(text, m.end()) and not _pw_shape(pw):
@@ -2679,11 +2710,15 @@ def _bounded(text: str, s: int, e: int) -> bool:
     return not (e < len(text) and text[e - 1].isalnum() and (text[e].isalnum() or text[e] == "_"))
 
 
+# a copy this long, with a digit, is the secret even glued inside a longer word ('somSG.…where');
+# a shorter one, or one of letters only ('IAmSensitive' in 'IAmSensitiveBytes'), only as a whole token
+_GLUED_MIN = 12
 _MAX_PROPAGATED = 64  # distinct values searched for per document: one pass, linear time
 
 
 def _everywhere(text: str, items: list) -> list:
-    """Add every other whole-token copy of each redacted value ("wifi password: X ... connect with X")."""
+    """Add every other copy of each redacted value ("wifi password: X ... connect with X"): a whole
+    token, or any copy of a long one."""
     kinds: dict[str, str] = {}
     for s, e, k in items[:_MAX_PROPAGATED]:  # a bounded number of searches: linear in the text
         v = text[s:e]
@@ -2696,10 +2731,11 @@ def _everywhere(text: str, items: list) -> list:
     have = set(items)
     out = list(items)
     for v, k in kinds.items():
+        glued = len(v) >= _GLUED_MIN and not v.isalpha() and _HAS_DIGIT.search(v) is not None
         i = text.find(v)
         while i >= 0:
             span = (i, i + len(v), k)
-            if span not in have and _bounded(text, i, i + len(v)):
+            if span not in have and (glued or _bounded(text, i, i + len(v))):
                 out.append(span)
             i = text.find(v, i + len(v))
     return out

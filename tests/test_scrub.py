@@ -463,7 +463,7 @@ def test_negative_cases_are_untouched(text):
 # interface and report
 # ------------------------------------------------------------------------------------------------
 def test_interface():
-    assert RULES_VERSION == 8
+    assert RULES_VERSION == 9
     out, counts = scrub_report("x")
     assert out == "x" and isinstance(counts, Counter) and not counts
     assert scrub("") == "" and scrub_report("") == ("", Counter())
@@ -662,8 +662,17 @@ def test_a_secret_found_once_goes_everywhere():
     assert pw not in line and counts["password"] == 2
 
 
+def test_a_long_secret_glued_inside_a_word_goes_too():
+    key = "SG." + r(ALNUM, 22) + "." + r(ALNUM, 43)
+    out = scrub(f"SENDGRID_API_KEY={key}\n\nlater pasted as som{key}where in the log\n")
+    assert key[3:] not in out and "som[REDACTED:" in out
+    # a value of letters only is another word when it is glued: 'IAmSensitiveBytes' stays
+    out = scrub("Model(password='IAmSensitive', password_bytes=b'IAmSensitiveBytes')")
+    assert "IAmSensitiveBytes" in out and "'IAmSensitive'" not in out
+
+
 def test_copies_are_whole_tokens_and_words_do_not_spread():
-    pw = "Vinter" + r(string.digits, 4) + "#Q"
+    pw = "Vint" + r(string.digits, 4) + "#Q"  # (under 12 characters: a copy inside a word is another word)
     out = scrub(f"db_password: {pw}\n\n\n\nlog: x{pw} and {pw}x stay, {pw} goes")
     assert out.count("[REDACTED:") == 2 and f"x{pw} and {pw}x stay" in out
     # a documented default is no secret of the user's, so neither it nor its copies go
@@ -1437,6 +1446,10 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
     ('if form["password"] == "Zq8xLm2pWv":', "Zq8xLm2pWv"),
     ("if (user.password === 'Hunter2xyz') {", "Hunter2xyz"),
     ('if apiKey != "RxLVnOlvj3#V4bh4RBwOd" {', "RxLVnOlvj3#V4bh4RBwOd"),
+    ('if ("Zr8qLm2Wx7Kp" == password) {', "Zr8qLm2Wx7Kp"),  # the literal on the left (Yoda style)
+    ('if (!"Zr8qLm2Wx7Kp".equals(password)) return false;', "Zr8qLm2Wx7Kp"),
+    ("git clone https://9f8e7d6c5b4a39281706f5e4d3c2b1a098765432:x-oauth-basic@github.com/o/r.git",
+     "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"),  # GitHub's token as the URL's user
 ])
 def test_personal_passwords_are_redacted(text, secret):
     out = scrub(text)
@@ -1496,6 +1509,13 @@ def test_personal_passwords_are_redacted(text, secret):
     'if password != "changeme":',
     'if api_key == "your-api-key-here":',
     'assert sig == "short_fun(a=1)"\ndef short_fun(a=1): pass',  # a call written out as text
+    'if ("admin" == password) {',  # a literal on the left: a default, a name, a comparison elsewhere
+    'if (a == "Zr8qLm2Wx7Kp" && b == password)',
+    'x = "abc".equals(password)',
+    '"repository": "git+https://github.com/o/r.git"',
+    # JDBC pairs after a port are not 'user:password@host'
+    'jdbc:sqlserver://localhost:1433;database=AdventureWorks;user=MyUserName@MyServer;password=*****;encrypt=true',
+    'api_key = "ssk-ant-api04-NotARealKeyButLooksLikeOne"',  # a value that says it is not real
 ])
 def test_words_closed_braces_and_slashes_in_prose_stay(text):
     assert scrub(text) == text
