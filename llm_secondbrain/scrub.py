@@ -64,7 +64,7 @@ from .scrub_tables import csv_cells, markdown_cells
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.
-RULES_VERSION = 9
+RULES_VERSION = 10
 
 
 # --------------------------------------------------------------------------------------------
@@ -442,6 +442,8 @@ _KEY_QUALIFIERS = frozenset(
     "mistral cohere groq gemini stripe twilio sendgrid mailgun datadog dd sentry algolia "
     "mapbox pusher firebase recaptcha live prod production test dev user personal "
     "nøkkel".split())
+# what names a wireless network's key ("WPA2 key", "Wi-Fi key", "network key")
+_WIFI_WORDS = frozenset("wifi wlan wpa wpa2 wpa3 wep network".split())
 # "pat" is a personal access token only beside the name of a service that issues them
 _PAT_OWNERS = frozenset("github gh gitlab gl azure devops ado vsts bitbucket atlassian jira confluence "
                         "huggingface hf personal access".split())
@@ -481,6 +483,8 @@ def _label_class(ident: str) -> int:
                     "hot", "short", "lookup", "map", "dict", "host", "unique", "composite",
                     "idempotency", "i18n", "translation", "object", "s3", "file", "ssh"):
             return _NOT if prev != "ssh" else _WEAK
+        if prev in _WIFI_WORDS:
+            return _PWD  # a Wi-Fi network's key is its password: 'hunter22' counts
         if prev in _KEY_QUALIFIERS or prev in _PW_WORDS or prev in _SECRET_WORDS or prev == "token":
             return _SEC
         return _WEAK
@@ -1454,6 +1458,8 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
         info = cache.get(ident)  # (_label_info's own memo, read inline: no call per label when known)
         if info is None:
             info = _label_info(ident)
+        if info[0] == _WEAK and a > 1 and text[a - 1] == " " and text[a - 2].isalnum():
+            info = _spaced_key(text, a, ident, info)  # "API key: …", "WPA2 key: …"
         done = False
         if info[0] != _NOT:
             n = len(spans.items)
@@ -1471,6 +1477,22 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
                 pw_char = pm.start() if pm is not None else len(text)
             if pw_char < i + _PROSE_REACH:  # else no word after it can be a password
                 _prose_kw(text, low, i, spans, words)
+
+
+_WORD_BEFORE = _lazy(r"[A-Za-z0-9-]{1,14}$")
+
+
+def _spaced_key(text: str, a: int, ident: str, info: tuple) -> tuple:
+    """A bare "key" whose word before it, written apart, says what key it is ("API key", "secret
+    key", "WPA2 key", "Wi-Fi key"): judged as the joined label (api_key, wpa2_key: a password),
+    not as a weak "key"."""
+    wm = _WORD_BEFORE.search(text, max(0, a - 15), a - 1)
+    if wm is None:
+        return info
+    word = wm.group().replace("-", "").lower()
+    if word in _KEY_QUALIFIERS or word in _WIFI_WORDS:
+        return _label_info(word + "_" + ident)
+    return info
 
 
 _STEM = _lazy(r"p(?:ass|w|sk|at(?![a-z]))|s(?:ecret|ig|leutel|chl[üu]ssel|enha|alasana)|token|k(?:ey|ennwort|odeord)|"
@@ -1950,7 +1972,9 @@ _OPTION_SPEC = _lazy(r"[a-z][a-z_-]*=[^,\s]*(?:,|$)")
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
 _SPLIT = _lazy(r"[\s/]+")
 _USER_FLAG = _lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")
-_NEXT_PAIR = _lazy(r"[;&,][A-Za-z_][A-Za-z0-9_ .-]{0,40}=")
+# (or, at the end of a bare value, the first word of a next key that has a space in it:
+# "Password=x;Persist Security Info=true" is read up to the space)
+_NEXT_PAIR = _lazy(r"[;&,][A-Za-z_][A-Za-z0-9_ .-]{0,40}=|;[A-Z][a-z]{2,}$")
 _SCHEMES = frozenset("bearer basic token bot ssws digest negotiate ntlm apikey api-key sso-key oauth splunk geniekey".split())
 _AUTH_VALUE = _lazy(r"(?:([A-Za-z][A-Za-z-]{1,20})[ \t]+)?([A-Za-z0-9._~+/=:\-][A-Za-z0-9._~+/=:@\-]{7,})")
 
@@ -2578,7 +2602,19 @@ def _emails(text: str, spans: _Spans) -> None:
 
 _PEM_BASE64 = _lazy(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}")
 _VAULT_UNSEAL = _lazy(r"(?:[Uu]nseal [Kk]ey \d{1,2}: |vault operator unseal (?:-\S+ )*)([A-Za-z0-9+/]{20,}={0,2})")
-_DOTNET_CREDENTIAL = _lazy(r"(?:NetworkCredential\(\s*|DirectoryEntry\(\s*\"[^\"\n]*\",\s*)\"[^\"\n]*\",\s*\"([^\"\n]{3,200})\"")
+# a call that takes a user and a password, the password written as a literal: .NET's
+# NetworkCredential("user", "pw"), requests' auth=("user", "pw"), HTTPBasicAuth, smtp.login(user, "pw")
+_CREDENTIAL_CALL = _lazy(
+    r"""(?:NetworkCredential\(|DirectoryEntry\(\s*"[^"\n]*",|(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|DigestAuth|"""
+    r"""UsernamePasswordCredentials|PasswordAuthentication|\.login)\(|(?<![\w-])auth\s*=\s*[(\[])\s*"""
+    r"""(?:"[^"\n]{0,100}"|'[^'\n]{0,100}'|[A-Za-z_][\w.]{0,60}(?:\[[^\]\n]{0,40}\])?)\s*,\s*"""
+    r"""(["'])([^"'\n]{3,200})\1(?=\s*[,)\].])""")
+_AUTH_ARG = _lazy(r"(?<![\w-])auth\s*=\s*[(\[]")
+_CREDENTIAL_CALLS = ("Credential(", "DirectoryEntry(", "Auth(", ".login(", "Credentials(", "Authentication(")
+# SQL: CREATE USER u IDENTIFIED BY 'pw', ALTER USER u IDENTIFIED BY pw, GRANT … TO u IDENTIFIED BY
+# 'pw' (not BY VALUES '<hash>', not "the comment identified by `name`" in prose)
+_IDENTIFIED_BY = _lazy(r"""(?i)\b(?:user|to)\s+[^\s;]{1,100}\s+identified\s+(?:with\s+\w+\s+)?by\s+(?!values\b|password\b)"""
+                       r"""(?:(["'])([^"'\n]{3,128})\1|([^\s;'"`]{3,128}))""")
 _WIFI_QR = _lazy(r"WIFI:(?:[A-Z]:(?:\\.|[^;\\\n]){0,64};){0,4}P:((?:\\.|[^;\\\n]){1,64})")
 # New Relic keys end in their kind: a license key in NRAL, a mobile app token in -NRMA
 _NEW_RELIC = _lazy(r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{36}NRAL|[A-Za-z0-9]{40,42}-NRMA)(?![A-Za-z0-9-])")
@@ -2666,10 +2702,17 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
         for m in _VAULT_UNSEAL.finditer(text):
             if _entropy_ok(m.group(1), 20):
                 spans.add(m.start(1), m.end(1), "vault_unseal_key", text)
-    if "(" in text and ("Credential(" in text or "DirectoryEntry(" in text):
-        for m in _DOTNET_CREDENTIAL.finditer(text):  # .NET: new NetworkCredential("user", "password")
-            if _cli_value_ok(m.group(1)):
-                spans.add(m.start(1), m.end(1), "password", text)
+    if "(" in text and (any(c in text for c in _CREDENTIAL_CALLS) or ("auth" in text and _AUTH_ARG.search(text))):
+        for m in _CREDENTIAL_CALL.finditer(text):
+            v = m.group(2)
+            if _cli_value_ok(v) and v.lower() not in _DEFAULT_PASSWORDS:
+                spans.add(m.start(2), m.end(2), "password", text)
+    if "identified" in low:
+        for m in _IDENTIFIED_BY.finditer(text):
+            g = 2 if m.group(2) is not None else 3
+            v = m.group(g)
+            if _cli_value_ok(v) and v.lower() not in _DEFAULT_PASSWORDS and (g == 2 or not v.isalpha()):
+                spans.add(m.start(g), m.end(g), "password", text)
     if "WIFI:" in text:
         for m in _WIFI_QR.finditer(text):  # the text of a Wi-Fi QR code: WIFI:T:WPA;S:<net>;P:<password>;;
             if _cli_value_ok(m.group(1)):

@@ -463,7 +463,7 @@ def test_negative_cases_are_untouched(text):
 # interface and report
 # ------------------------------------------------------------------------------------------------
 def test_interface():
-    assert RULES_VERSION == 9
+    assert RULES_VERSION == 10
     out, counts = scrub_report("x")
     assert out == "x" and isinstance(counts, Counter) and not counts
     assert scrub("") == "" and scrub_report("") == ("", Counter())
@@ -1450,11 +1450,29 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
     ('if (!"Zr8qLm2Wx7Kp".equals(password)) return false;', "Zr8qLm2Wx7Kp"),
     ("git clone https://9f8e7d6c5b4a39281706f5e4d3c2b1a098765432:x-oauth-basic@github.com/o/r.git",
      "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"),  # GitHub's token as the URL's user
+    ("API key: Qm7vX2pLz9Kw", "Qm7vX2pLz9Kw"),  # a key named by the word before it, written apart
+    ("WPA2 key: hunter22", "hunter22"),  # a Wi-Fi network's key is its password
+    ("Wi-Fi key: Qm7vX2pLz9Kw", "Qm7vX2pLz9Kw"),
+    ("network key: Qm7vX2pLz9Kw", "Qm7vX2pLz9Kw"),
+    ('requests.get(url, auth=("admin", "Qm7vX2pLz9Kw"))', "Qm7vX2pLz9Kw"),  # a call given user and password
+    ("HTTPBasicAuth('admin', 'Qm7vX2pLz9Kw')", "Qm7vX2pLz9Kw"),
+    ('smtp.login("me@x.io", "Qm7vX2pLz9Kw")', "Qm7vX2pLz9Kw"),
+    ('server.login(cfg.user, "Qm7vX2pLz9Kw")', "Qm7vX2pLz9Kw"),
+    ('new PasswordAuthentication("me", "Qm7vX2pLz9Kw".toCharArray())', "Qm7vX2pLz9Kw"),
+    ("CREATE USER app IDENTIFIED BY 'Qm7vX2pLz9Kw';", "Qm7vX2pLz9Kw"),  # SQL
+    ("ALTER USER app IDENTIFIED BY Qm7vX2pLz9Kw;", "Qm7vX2pLz9Kw"),
+    ("CREATE USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY 'Qm7vX2pLz9Kw';", "Qm7vX2pLz9Kw"),
+    ("Server=db;User ID=sa;Password=Xk9mQ2vLp8r!;Persist Security Info=true", "Xk9mQ2vLp8r!"),
 ])
 def test_personal_passwords_are_redacted(text, secret):
     out = scrub(text)
     assert not leaked(secret, out, text), out
     assert "[REDACTED:" in out
+
+
+def test_a_bare_value_stops_before_a_next_key_with_spaces():
+    out = scrub("Server=db;User ID=sa;Password=Xk9mQ2vLp8r!;Persist Security Info=true")
+    assert out.endswith("Password=[REDACTED:password];Persist Security Info=true")
 
 
 @pytest.mark.parametrize("text", [
@@ -1516,6 +1534,15 @@ def test_personal_passwords_are_redacted(text, secret):
     # JDBC pairs after a port are not 'user:password@host'
     'jdbc:sqlserver://localhost:1433;database=AdventureWorks;user=MyUserName@MyServer;password=*****;encrypt=true',
     'api_key = "ssk-ant-api04-NotARealKeyButLooksLikeOne"',  # a value that says it is not real
+    "the api key: see the vault",  # a spaced label before a word, a default or a placeholder
+    "Network key: password",
+    'requests.get(url, auth=("admin", "password"))',
+    "auth=(user, pw)",
+    "ALTER USER scott IDENTIFIED BY tiger;",
+    "CREATE USER u IDENTIFIED BY '<password>';",
+    "CREATE USER x IDENTIFIED BY VALUES 'S:AB12CD34EF56'",
+    "Return the comment identified by `comment_id`, or None.",  # prose, not SQL
+    "the group identified by group_id",
 ])
 def test_words_closed_braces_and_slashes_in_prose_stay(text):
     assert scrub(text) == text
