@@ -479,6 +479,8 @@ def _label_class(ident: str) -> int:
             return _WEAK
         return _SEC
     if last == "key" or last == "keys":
+        if prev == "s" and ident[-5:-3].lower() == "s3":
+            return _NOT  # S3Key: an object's name in a bucket
         if prev in ("public", "publishable", "primary", "foreign", "cache", "sort", "partition",
                     "hot", "short", "lookup", "map", "dict", "host", "unique", "composite",
                     "idempotency", "i18n", "translation", "object", "s3", "file", "ssh"):
@@ -566,7 +568,7 @@ _DEFAULT_PASSWORDS = frozenset(
 # a name, its members ('.', and '::' or '->' in C++, Rust and Perl), then a call, an index or a member
 _CODEISH = _lazy(
     r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
-    r"(?:\(|\[(?:[\"':A-Za-z_0-9-]|$)|(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*$)")
+    r"(?:\(|\[(?:[\"':A-Za-z_0-9\[-]|$)|(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*$)")  # (Callable[[int
 _IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|String|number|boolean)\b")
 
@@ -578,6 +580,13 @@ _PH_INNER = ("xxxx", "***", "...", "\u2026", "\u2022\u2022\u2022", "____", "exam
              "not_a_real", "not-a-real", "notreal")
 _PH_INNER_RE = _lazy("|".join(map(re.escape, _PH_INNER)))  # one scan, not one per word
 _PH_WORDY = _lazy(r"[a-z_ .-]+")
+# kinds of file no secret is named after (a key's own files are in _PATH_EXT: "key: id_rsa.pem" is a
+# path, and a value ending in them is judged as one)
+_FILE_TYPES = frozenset("""mp4 mp3 m4a wav flac ogg mov avi mkv webm webp png jpg jpeg gif svg ico bmp tif tiff heic
+pdf doc docx xls xlsx ppt pptx odt ods csv tsv xml html htm md rst tex zip gz tgz bz2 xz zst 7z rar tar jar war
+whl deb rpm dmg iso img exe dll so dylib py js mjs ts tsx jsx go rs java rb php sh sql log bak db sqlite
+parquet avro ipynb""".split())
+_EMPHASIS = _lazy(r"\*{1,2}[A-Za-z][A-Za-z_-]*\*{1,2}")
 _PATH_EXT = (".pem", ".key", ".json", ".txt", ".crt", ".cer", ".p12", ".pfx", ".jks", ".gpg", ".asc",
              ".env", ".yml", ".yaml", ".ini", ".conf", ".cfg", ".toml")
 
@@ -599,6 +608,9 @@ def _placeholder(v: str, lv: str) -> bool:
         return True  # one or two repeated characters
     if len(lv) <= 120 and _PH_INNER_RE.search(lv) is not None:
         return True
+    if "EXAMPLE" in v:
+        return True  # a manual's sample says so in capitals, however long: 'AQoEXAMPLEH4aoAH0gNCAP…'
+        # (seven given letters never occur in a random key by chance)
     if v.isupper() and len(v) > 1 and (v.replace("_", "").isalpha() or _CONST_NAME.fullmatch(v)):
         return True  # an environment variable or constant name (SOCKS5_CUSTOM_AUTH_END), a PLACEHOLDER
     if (" " in v or _JOINED_WORDS.fullmatch(v)) and _SELF_NAMED.search(lv) is not None:
@@ -657,6 +669,8 @@ def _is_reference(v: str, quoted: bool) -> bool:
                         return True
     if v[0] in "OLDSUsibn" and _TYPEISH.match(v):
         return True
+    if lv.endswith(":latest"):
+        return True  # a secret manager's entry and version: --set-secrets=DB_PASS=db-pass:latest
     if "-" in v and _CMDLET.match(v):
         return True  # $pw = Read-Host -AsSecureString / ConvertTo-SecureString …: a call
     if quoted and (_STRING_GAP.match(v) or v[0] in " \t" or _FORMAT_SPEC.search(v)):
@@ -707,6 +721,10 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
         return False  # a path of words: "mock_access_key/20220524/us-east-1/cognito-idp/aws4_request"
     if "://" in v:  # URLs are handled by the URL rule
         return False
+    if v[0] == "*" and _EMPHASIS.fullmatch(v):
+        return False  # a word in emphasis or a help file's tag: "PASSWORD  *netrw-passwd*"
+    if "." in v and v.rpartition(".")[2].lower() in _FILE_TYPES:
+        return False  # a file's name: "my-dir/big-video-file.mp4", "WordPress_App_2-0.zip"
     if v.lower() in _DEFAULT_PASSWORDS:
         return False  # (filler is refused for every rule when a span is added)
     if " " in v and (v.count(" ") >= (5 if cls == _PWD else 2) or ". " in v):
@@ -739,7 +757,9 @@ def _value_ok(v: str, cls: int, quoted: bool) -> bool:
             return False  # a token is one unbroken run: "RFC 2518" names a document
         return _wordy(v) < 0.7  # "AgencyIdentificationCodeContentType" names something
     # weak label ("key", "bucket_key"): only clearly random values, not names made of words
-    return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5
+    # (a quoted UUID after a bare "key" is an object's or a record's id: '"bucket": "b", "key": "48c6…"';
+    # "?key=<uuid>" in a URL is an API key)
+    return _entropy_ok(v, 16) and ":" not in v and _wordy(v) < 0.5 and not (quoted and n == 36 and _UUID.fullmatch(v))
 
 
 def _public_der(v: str) -> bool:
@@ -1073,7 +1093,7 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     # AWS secret access key next to an access key id
     if n == 40 and _B64ISH.fullmatch(tok) and _entropy_ok(tok, 40) and not tok.islower() and _wordy(tok) < 0.4:
         w = text[max(0, s - 400):e + 400]
-        if "AKIA" in w or "ASIA" in w or "aws" in low[max(0, s - 200):s]:
+        if ("AKIA" in w or "ASIA" in w or "aws" in low[max(0, s - 200):s]) and not _id_valued(text, low, s):
             spans.add(s, e, "aws_secret_access_key", text)
             return
     c0 = tok[0]
@@ -1089,12 +1109,19 @@ def _shapes(text, low, s, e, tok, spans) -> None:
         lp = pre.lower()
         if lp not in _ID_PREFIXES and not lp.startswith(("sha", "md5", "blake", "crc", "node", "python", "linux", "release", "build", "commit", "data", "image")):
             up, lo, dg = _classes(body)
-            if dg and ((up and lo) or (_HEX.fullmatch(body) and len(body) >= 32)) and not (
-                    _code_name(tok) or in_code_position(text, s, e, tok)):
+            if dg and ((up and lo) or (_HEX.fullmatch(body) and len(body) >= 32)) and _wordy(body) < 0.5 and "EXAMPLE" not in body and not (
+                    _code_name(tok) or in_code_position(text, s, e, tok) or _id_valued(text, low, s)):
                 spans.add(s, e, "api_token", text)  # (not a name in code: "NpyDatetime_ConvertDatetime64ToDatetimeStruct")
                 return
     # context: a secret word shortly before, no hash / id / public word
     _contextual(text, low, s, e, tok, spans)
+
+
+def _id_valued(text: str, low: str, s: int) -> bool:
+    """Is the token at s the value of an id's label ('"JobRunId": "jr_…"', '--request-id …')?
+    A service's object and request ids look random and are shown in every answer: not secrets."""
+    lab = _label_before(text, low, max(0, s - 80), s)
+    return bool(lab) and _ID_LABEL.search(lab) is not None
 
 
 _WINDOW = 160
@@ -1134,8 +1161,9 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
         return  # UUID / ULID
-    if "-" in tok and _HEX_GROUPS.fullmatch(tok):
-        return  # groups of hex digits: a GUID cut by a line break ("E914-47DA-95CA-C5AB0DC85B11"), a MAC
+    if "-" in tok and (_HEX_GROUPS.fullmatch(tok) or _RESOURCE_ID.fullmatch(tok)):
+        return  # groups of hex digits: a GUID cut by a line break ("E914-47DA-95CA-C5AB0DC85B11"), a MAC;
+        # a cloud resource's id ("device-07f6fd08867abc123")
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
         return  # "PuTTY-User-Key-File-3", "claude-3-5-sonnet-20241022", "Some_Var_Name_2"
     if _is_compound_name(tok):
@@ -1201,7 +1229,7 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
     lab = _label_before(text, low, a, s)
     if vendor:
         return not (lab and _ID_LABEL.search(lab))
-    if lab and _label_class(lab) == _NOT:
+    if lab and (_label_class(lab) == _NOT or ("-" in tok and _named_id(tok, lab))):
         return False
     if is_hex:
         tail = window[-80:]
@@ -1218,7 +1246,8 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
     while j > a and low[j - 1] in " \t\"'`\n":  # (the value may open the next line)
         j -= 1
     if j <= a or low[j - 1] not in ":=":
-        return ""
+        fm = _FLAG_BEFORE.search(low, a, j) if j < s else None
+        return fm.group(1) if fm is not None else ""  # a command's option: "--change-token …"
     k = j - 1
     while k > a and low[k - 1] in " \t\"'":
         k -= 1
@@ -1235,8 +1264,9 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
 
 
 _FUSED_SECRET = ("key", "keys", "token", "tokens", "secret", "secrets")
+_FLAG_BEFORE = _lazy(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)$")
 _HOLDERS = frozenset("value val data content body payload result text".split())
-_ID_LABEL = _lazy(r"(?i:[_.-](?:id|ids|url|uri|name|host|domain|region|user|username|email|account))$|"
+_ID_LABEL = _lazy(r"(?i:^id$|[_.-](?:id|ids|url|uri|name|host|domain|region|user|username|email|account))$|"
                   r"[a-z0-9](?:Id|ID|Ids|Url|URL|Uri|Name|Host|Domain|Region|User|Email)$")
 
 
@@ -1303,6 +1333,9 @@ def _without_random_runs(window: str) -> str:
 
     return _TOKEN_RUN.sub(blank, window)
 _REF_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
+_UUID = _lazy(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+# a cloud resource's id: its type in words and 8 or 17 hex digits ("device-07f6fd08867abc123", "i-0a1b…")
+_RESOURCE_ID = _lazy(r"[a-z]+(?:-[a-z]+)*-[0-9a-f]{8}(?:[0-9a-f]{9})?")
 _HEX_GROUPS = _lazy(r"[0-9A-Fa-f]{1,12}(?:-[0-9A-Fa-f]{1,12})+")
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
 # a segment is letters, optionally a number and a lower-case tail ("S3session", "k8s"); the tail only
@@ -1329,7 +1362,8 @@ _MARK_RE = _lazy(r"\[redacted:[a-z0-9_]*\]")
 _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:", 'key="', "key='")
 _DECIMAL = _lazy(r"\d+\.\d+")
 _PAGING = frozenset(("next", "page", "continuation", "pagination", "idempotency", "cursor", "sync",
-                     "resume", "purchase", "action", "request", "input", "output", "change"))
+                     "resume", "purchase", "action", "request", "input", "output", "change",
+                     "lock", "sequence", "forward", "backward", "starting", "marker", "client", "update"))
 _DIGEST_BEFORE = ("sha256=", "sha256:", "sha384=", "sha512=", "sha512-", "sha384-", "sha1=", "md5=")  # a wheel's RECORD
 _CAMEL_NAME = _lazy(r"[a-z]+(?:[A-Z][a-z0-9]+){3,}")
 _HUMP = _lazy(r"[A-Z][a-z0-9]+")
@@ -1469,6 +1503,8 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
                 done = _value_after(text, low, a, b, info, spans, covered)
                 if not done and a > 4 and text[a - 1] in " =(" and (info[0] == _PWD or info[0] == _SEC):
                     done = _value_before(text, a, info, spans)
+                if not done and (text[b:b + 1] == "," or text[a - 2:a] == ", ") and (info[0] == _PWD or info[0] == _SEC):
+                    done = _unpacked(text, a, b, info, spans)
             if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
                 repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
         if not done and m.group() in _PW_STEMS:
@@ -1480,6 +1516,31 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
 
 
 _WORD_BEFORE = _lazy(r"[A-Za-z0-9-]{1,14}$")
+_NAMES = _lazy(r"[ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)+[ \t]*:?")
+_ITEM = _lazy(r"""[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|[^\s,"']+)[ \t]*(?:,|$)""")
+
+
+def _unpacked(text: str, a: int, b: int, info: tuple, spans: _Spans) -> bool:
+    """A label among names unpacked from literals: 'user, password = "admin", "S3cret!"' gives
+    the label the literal in its place; a bare item there is a variable and stays."""
+    bol = text.rfind("\n", 0, a) + 1
+    eol = text.find("\n", b)
+    if eol < 0:
+        eol = len(text)
+    eq = text.find("=", b, eol)
+    if eq < 0 or text[eq + 1:eq + 2] == "=" or _NAMES.fullmatch(text, bol, eq) is None:
+        return False
+    k = text.count(",", bol, a)
+    pos = eq + 1
+    for _ in range(k + 1):
+        im = _ITEM.match(text, pos, eol)
+        if im is None:
+            return False
+        pos = im.end()
+    if text.count(",", bol, eq) != text.count(",", eq, eol) or im.lastindex is None:
+        return False  # as many items as names, and the label's is a literal
+    g = im.lastindex
+    return _check_value(text, info, "=", True, im.group(g), im.start(g), spans)
 
 
 def _spaced_key(text: str, a: int, ident: str, info: tuple) -> tuple:
@@ -1582,6 +1643,8 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
             return False  # arn:aws:...:secret:name, urn:..., io.jsonwebtoken:jjwt (Maven)
         if g == 6 and " " in fm.group(6):
             return False  # `command substitution`: the value is produced elsewhere
+        if g == 7 and sep == ":" and fm.end(1) == fm.start(7) and _glued_name(text, a, fm.group(7), fm.end(7)):
+            return False
         if g == 2:
             g = 3
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
@@ -1644,6 +1707,15 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
     if pos >= n:
         return False
     return _value_at(text, pos, info, sep, spans)
+
+
+def _glued_name(text: str, a: int, v: str, e: int) -> bool:
+    """A label glued to a word by ':' that names, not holds: a version ('db-pass:latest', a secret
+    manager's entry) or one symbol in quotes ('"passwd:gecos"', a library's function name)."""
+    if v == "latest":
+        return True
+    q = text[a - 1] if a > 0 else ""
+    return (q == '"' or q == "'") and text.startswith(q, e) and v.isalpha() and v.islower()
 
 
 def _value_at(text: str, pos: int, info: tuple, sep: str, spans: _Spans) -> bool:
@@ -1721,6 +1793,10 @@ def _emphasised(text, low, a, b, info, spans, covered) -> bool:
     return _value_after(text, low, a, b, info, spans, covered)
 
 
+# names unpacked on the left of an assignment: "username, password = " (Python, Go's ":=")
+_TUPLE_TARGET = _lazy(r"(?m)^[ \t]*(?:[A-Za-z_][\w.]*[ \t]*,[ \t]*)+[A-Za-z_][\w.]*[ \t]*:?=[ \t]*$")
+
+
 def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
     """Redact the value v found at vs after a label; True when the label's value is dealt with.
 
@@ -1753,6 +1829,9 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
         return True  # a type or a variable in code: "key: X25519PrivateKey | None", "sig=p0_type_char + …"
     if _plain_label_holds(text, v[off:off + n], vs + off, spans):
         return True  # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
+    if (not quoted and (sep == "=" or sep == ":=") and _IDENTIFIER.fullmatch(v, off, off + n)
+            and _TUPLE_TARGET.search(text, max(0, vs - 160), vs) is not None):
+        return True  # unpacked in code: "username, password = split" names a variable
     spans.add(vs + off, vs + off + n, info[1], text)
     return True
 
@@ -1931,6 +2010,8 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
         return word, None
     if _spells_label(v, lident):
         return word, None  # the value spells its label: 'utf_8_sig': 'UTF-8-SIG', SECRET_KEY = 'AWSSecretKey'
+    if "-" in v and _named_id(v, info[2]):
+        return word, None  # "ExportToken": "export-token-cu4lg26o…": an id named after what it is
     # Authorization: <scheme> <credentials>
     if lident.endswith("authorization") or (cls == _SEC and v.lower() in _SCHEMES):
         return word, _AUTH
@@ -1941,8 +2022,12 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
     if sep == " ":
         if v[0] == "-" or (flag and cls != _PWD and _OPTION_SPEC.match(v)):
             return word, None  # the next flag, or a flag's spec of fields ("--secret id=npm_token,src=…")
+        if v.rstrip(".,;:!?)").lower() in _FLAG_NOUNS:
+            return word, None  # prose about the flag: "use the --password flag.", "the --token option"
         if not flag and _pw_shape(v) < (2 if lident == "pass" else 1):
             return word, None  # ("pass force_zip64 to use …": 'pass' the verb wants a strong value)
+    elif v[0] == "-" and not quoted and _FLAG_LIST.fullmatch(v):
+        return word, None  # "Command line keys: -quiet,-verbose,-fix": options, listed
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
         return word, None
     if not _value_ok(v, cls, quoted):  # (this verdict is itself memoised: no second table)
@@ -1951,6 +2036,21 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
 
 
 _SQUASH = _lazy(r"[^a-z0-9]+")
+
+
+def _named_id(v: str, ident: str) -> bool:
+    """Does the value open with its whole label spelled out and a dash ('"ExportToken":
+    "export-token-cu4l…"')? A service names its ids after what they are. (A vendor's prefix may
+    be the label's first word, 'DNKEY_TOKEN = "dnkey-…"', never the whole label.)"""
+    sl = _SQUASH.sub("", ident.lower())
+    if len(sl) < 6:
+        return False
+    i = v.find("-")
+    while 0 < i <= 3 * len(sl):
+        if _SQUASH.sub("", v[:i].lower()) == sl:
+            return True
+        i = v.find("-", i + 1)
+    return False
 _NAME_OF_WORDS = _lazy(r"[A-Za-z_-]+")
 
 
@@ -1969,6 +2069,9 @@ def _spells_label(v: str, lident: str) -> bool:
 
 
 _OPTION_SPEC = _lazy(r"[a-z][a-z_-]*=[^,\s]*(?:,|$)")
+_FLAG_NOUNS = frozenset("flag flags option options argument arguments arg args parameter parameters param "
+                        "params switch switches setting field prompt".split())
+_FLAG_LIST = _lazy(r"--?[A-Za-z][\w-]*(?:, ?--?[A-Za-z0-9][\w-]*)+")
 _WS_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
 _SPLIT = _lazy(r"[\s/]+")
 _USER_FLAG = _lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")
@@ -2537,6 +2640,9 @@ def _judge_word(raw: str, start: int) -> tuple:
     return (False, tok, s, shape, bad, connector, copula)
 
 
+# a type written after a name in a signature ("password: str", "token: Optional[str]")
+_ANNOTATION = _lazy(r"(?:str|int|bytes|bool|float|string|String|number|boolean|SecretStr)|"
+                    r"(?:Optional|List|Dict|Union|Callable|Sequence|Iterable|Mapping|Literal|list|dict|tuple)\[.*")
 _QUOTED = 3  # a quoted word: a password only right after "is" / ":"
 _QUOTED_WORD = _lazy(r"(['\"`])[^'\"`\s]+\1[.,;!)]*")
 # words a sentence puts in quotes after "password is" that are not the password
@@ -2561,8 +2667,8 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         if judged is None:
             judged = words[key] = _judge_word(wm.group(), key[0])
         stop, tok, s, shape, bad, connector, copula = judged
-        if stop:
-            return
+        if stop or (after_copula and _ANNOTATION.fullmatch(tok) is not None):
+            return  # (a signature: "password: str, method: str = 'scrypt'" gives no value)
         if shape == 2 or (shape == 1 and after_connector) or (shape == _QUOTED and after_copula):
             if not bad:
                 spans.add(s, s + len(tok), "password", text)

@@ -29,6 +29,11 @@ B64 = ALNUM + "+/"
 URLSAFE = ALNUM + "-_"
 
 
+def _uuid() -> str:
+    """A random version-4 UUID drawn from the seeded generator (the same in every run)."""
+    return f"{r(HEX, 8)}-{r(HEX, 4)}-4{r(HEX, 3)}-a{r(HEX, 3)}-{r(HEX, 12)}"
+
+
 def r(alphabet: str, n: int) -> str:
     """Random string with at least one digit, one lower and one upper where the alphabet allows."""
     while True:
@@ -1298,6 +1303,23 @@ MACHINE_NEGATIVES = {
     # ids and encoded text: a request id, a GUID cut by a line break, words in hex or base64
     "request-id": "the API key worked; request id: req_" + r(HEX, 32),
     "guid-cut-by-a-line-break": '// the key is concatenated with "258EAFA5-\n//    E914-47DA-95CA-C5AB0DC85B11"',
+    # a cloud's command-line manual: option values and fields named ids, cursors, locks and
+    # idempotency tokens, object keys, a resource id, a sample in capitals, a document's name
+    "option-named-id": "aws s3api list-parts --bucket b --key multipart/01 --upload-id " + r(ALNUM, 70)
+                       + "\naws cognito-idp forgot-password --client-id " + r(LOWER_ALNUM, 26) + " --username jane",
+    "option-change-token": "aws waf update-ip-set --ip-set-id " + r(HEX, 8) + " --change-token " + r(HEX, 7) + "-"
+                           + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 12),
+    "field-named-id": '"JobRunId": "jr_' + r(HEX, 64) + '"',
+    "id-field-in-aws-output": 'aws cloudformation describe-publisher\n{\n    "PublisherId": "' + r(ALNUM, 40) + '"\n}',
+    "lock-and-client-tokens": '"LockToken":"' + _uuid() + '",\n"ClientToken": "' + _uuid()
+                              + '",\n"nextForwardToken": "f/' + r(string.digits, 56) + '"',
+    "object-keys": '"S3Key": "867139942017-PHIDetection-' + r(HEX, 32) + '"\n{"bucket": "b", "key": "'
+                   + _uuid() + '"}\naws s3api put-object --bucket b --key my-dir/big-video-file.mp4',
+    "id-spelling-its-label": '"ExportToken": "export-token-' + r(LOWER_ALNUM, 14) + '"',
+    "resource-id-near-key": "removes the tag with the key ``Network`` from the device ``device-" + r(HEX, 17) + "``",
+    "sample-in-capitals": '"SessionToken": "AQoEXAMPLEH4aoAH0gNCAPy' + r(B64, 200) + '"',
+    "document-name-with-prefix": '"TaskArn": "AWS-DisableS3BucketPublicReadWrite"',
+    "help-tag-after-label": "CHANGING USERID AND PASSWORD\t\t*netrw-chgup* *netrw-userpass*",
     "hex-of-words": '["50755454592d55736572", 0, ".ppk", "", "PuTTY User Key File"],\n["'
                     + b"<<< Sun xVM VirtualBox Disk Image >>>".hex() + '", 0, ".vdi"],',
     "base64-of-words": "# secret token\n - " + base64.b64encode(b"some unknown data").decode() + " SigV4",
@@ -1339,6 +1361,8 @@ MACHINE_NEGATIVES = {
     "openssl-ciphertext": "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\n"
                           + base64.b64encode(b"Salted__" + bytes(_rng.randrange(256) for _ in range(24))).decode(),
 }
+_UUIDS = [_uuid(), _uuid()]
+_LOWER_TOKEN = r(LOWER_ALNUM, 60)
 MACHINE_POSITIVES = {
     # ... while a word that ends its name, or a name that is a secret's label, still counts
     "context-word-ends-name": (f"the api_tokens: [{_TOKEN}]", [_TOKEN]),
@@ -1348,6 +1372,10 @@ MACHINE_POSITIVES = {
     "random-dotted-after-label": (f"auth token: {_TOKEN[:10]}.{_TOKEN[10:]}, next", [_TOKEN[10:]]),
     "token-after-arrow-in-prose": (f"rotated the token -> {_TOKEN}", [_TOKEN]),
     "generic-prefixed-random": (f"the build uses acme_{_TOKEN}", [_TOKEN]),
+    # ... and beside those ids: a UUID key of a service, in a URL's query, a prefix named as the label
+    "uuid-api-key": (f"HEROKU_API_KEY={_UUIDS[0]}\ncurl 'https://api.x.io/v1?key={_UUIDS[1]}'", _UUIDS),
+    "vendor-prefix-is-the-label": (f'DNKEY_TOKEN = "dnkey-{_LOWER_TOKEN}"', [_LOWER_TOKEN]),
+    "option-token": ("gh auth login --token " + _TOKEN, [_TOKEN]),
     "password-confirmed": ("password: Vinter2026!x\npassword_confirmation: Vinter2026!x", ["Vinter2026!x"]),
     "password-with-parentheses": ("the wifi password is Welcome(2024)", ["Welcome(2024"]),
     "call-literal-argument": ("define('DB_PASSWORD', 'Vinter2026!x');", ["Vinter2026!x"]),
@@ -1463,6 +1491,10 @@ def test_the_secrets_beside_those_classes_are_still_redacted(name):
     ("ALTER USER app IDENTIFIED BY Qm7vX2pLz9Kw;", "Qm7vX2pLz9Kw"),
     ("CREATE USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY 'Qm7vX2pLz9Kw';", "Qm7vX2pLz9Kw"),
     ("Server=db;User ID=sa;Password=Xk9mQ2vLp8r!;Persist Security Info=true", "Xk9mQ2vLp8r!"),
+    ('username, password = "admin", "Qm7vX2pLz9Kw"', "Qm7vX2pLz9Kw"),  # unpacked from literals
+    ("password, user = 'Qm7vX2pLz9Kw', 'bob'", "Qm7vX2pLz9Kw"),
+    ("mysql --password Qm7vX2pLz9Kw db", "Qm7vX2pLz9Kw"),
+    ("password: str0ngPass1", "str0ngPass1"),  # (not a type)
 ])
 def test_personal_passwords_are_redacted(text, secret):
     out = scrub(text)
@@ -1543,6 +1575,17 @@ def test_a_bare_value_stops_before_a_next_key_with_spaces():
     "CREATE USER x IDENTIFIED BY VALUES 'S:AB12CD34EF56'",
     "Return the comment identified by `comment_id`, or None.",  # prose, not SQL
     "the group identified by group_id",
+    # prose about a flag, and options listed; a signature, a subscript type, names unpacked in
+    # code, a symbol in quotes, a secret manager's entry and its version
+    "use the --password flag.",
+    "information can be provided via the --username and --password options\ninstead of the URL.",
+    "Command line keys: -quiet,-verbose,-fix,-f77,-f90,-show,-h <pyffilename>",
+    'def generate_password_hash(\n    password: str, method: str = "scrypt", salt_length: int = 16\n) -> str:',
+    "_assertion_pass: Callable[[int, str, str], None] | None = None",
+    "            if len(split) == 2:\n                username, password = split\n",
+    "user, password = admin, Qx7vLp9w2",  # (bare items are variables)
+    '    "passwd:dir",\n    "passwd:gecos",\n    "passwd:shell",',
+    "gcloud run deploy api --set-secrets=DB_PASS=db-pass:latest",
 ])
 def test_words_closed_braces_and_slashes_in_prose_stay(text):
     assert scrub(text) == text
