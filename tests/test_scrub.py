@@ -1319,6 +1319,8 @@ MACHINE_NEGATIVES = {
     "resource-id-near-key": "removes the tag with the key ``Network`` from the device ``device-" + r(HEX, 17) + "``",
     "sample-in-capitals": '"SessionToken": "AQoEXAMPLEH4aoAH0gNCAPy' + r(B64, 200) + '"',
     "document-name-with-prefix": '"TaskArn": "AWS-DisableS3BucketPublicReadWrite"',
+    "echo-into-a-script-not-sudo": "\t\t  echo 'q^Mq' | vim -e -s -c debuggreedy -c 'breakadd file script.vim' -S script.vim",
+    "constant-name-near-key": "See private key [docs][3].\n    -   `OAUTH2CLIENT_TEST_P12_KEY_PATH`: The path to a key",
     "help-tag-after-label": "CHANGING USERID AND PASSWORD\t\t*netrw-chgup* *netrw-userpass*",
     "hex-of-words": '["50755454592d55736572", 0, ".ppk", "", "PuTTY User Key File"],\n["'
                     + b"<<< Sun xVM VirtualBox Disk Image >>>".hex() + '", 0, ".vdi"],',
