@@ -613,7 +613,7 @@ def _placeholder(v: str, lv: str) -> bool:
         # (seven given letters never occur in a random key by chance)
     if v.isupper() and len(v) > 1 and (v.replace("_", "").isalpha() or _CONST_NAME.fullmatch(v)):
         return True  # an environment variable or constant name (SOCKS5_CUSTOM_AUTH_END), a PLACEHOLDER
-    if (" " in v or _JOINED_WORDS.fullmatch(v)) and _SELF_NAMED.search(lv) is not None:
+    if (" " in v or _NAME_SLUG.fullmatch(v)) and _SELF_NAMED.search(lv) is not None:
         return True  # words naming what belongs there: 'Password used to generate key', 'i-am-a-token'
     return False
 
@@ -624,6 +624,8 @@ _SMALL_HEX = _lazy(r"0[xX][0-9A-Fa-f]{1,16}")  # (an Ethereum private key is 0x 
 _PROPERTY_NAME = _lazy(r"[A-Za-z_][A-Za-z0-9_]{0,15}(?:\.[A-Za-z_][A-Za-z0-9_]{0,15}){2,}")
 _ESCAPED_PH = _lazy(r"&(?:lt|#x3c|#60);[\w|. -]{1,60}(?:&(?:gt|#x3e|#62);|>)?")
 _JOINED_WORDS = _lazy(r"[a-z]+(?:[-_][a-z]+)+")
+# a name of joined words, some with a digit inside ("my-k8s-secret-name", "db_password_v2")
+_NAME_SLUG = _lazy(r"[a-z][a-z0-9]{0,11}(?:[-_][a-z][a-z0-9]{0,11})+")
 _CONST_NAME = _lazy(r"[A-Z]{3}[A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
 _SELF_NAMED = _lazy(r"(?<![a-z])(?:password|passphrase|passwort|pass|secret|token|api key|key)(?![a-z])")
 # a format string: "from %d to %d", "{}:{}", "Bearer {token}"

@@ -1570,6 +1570,7 @@ def test_a_bare_value_stops_before_a_next_key_with_spaces():
     'api_key = "ssk-ant-api04-NotARealKeyButLooksLikeOne"',  # a value that says it is not real
     "the api key: see the vault",  # a spaced label before a word, a default or a placeholder
     "Network key: password",
+    "secret: my-k8s-secret-name",  # a name that says what it names
     'requests.get(url, auth=("admin", "password"))',
     "auth=(user, pw)",
     "ALTER USER scott IDENTIFIED BY tiger;",
