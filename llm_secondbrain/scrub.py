@@ -2209,6 +2209,8 @@ _CLI_LDAP_W = _lazy(r"(?<![\w-])-w[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s
 # PowerShell's plain-text secure string: the literal is the password whatever it is assigned to
 _PS_SECURE = _lazy(r"(?i)convertto-securestring[ \t]+(?:-string[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}')")
 _CLI_NETUSER = _lazy(r"\bnet[ \t]+user[ \t]+(\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"/*]{1,200})")
+# net use Z: \\server\share /user:DOMAIN\alice <password>: the password follows the user
+_CLI_NETUSE = _lazy(r"(?i)\bnet[ \t]+use[ \t][^\n]*?/user:(?:\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"/*]{1,200})")
 
 
 def _unquote(v: str, s: int) -> tuple[str, int]:
@@ -2287,6 +2289,8 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
         _argument_values(text, _CLI_HTPASSWD, 1, "cli_password", spans)
     if "net user" in low:
         _argument_values(text, _CLI_NETUSER, 2, "cli_password", spans)
+    if "net use " in low:
+        _argument_values(text, _CLI_NETUSE, 1, "cli_password", spans)
 
 
 def _argument_values(text: str, rx, group: int, kind: str, spans: _Spans) -> None:
@@ -2774,7 +2778,7 @@ def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
             _url_creds(text, spans)
         if "sqlplus" in low or "jdbc:oracle" in low:
             _oracle(text, spans)
-    if ("-" in text and " -" in text) or "net user" in low or ("|" in text and "echo" in text):
+    if ("-" in text and " -" in text) or "net use" in low or ("|" in text and "echo" in text):
         _cli(text, low, spans)
         if " -b " in text:
             _cookies(text, spans)

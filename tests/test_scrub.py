@@ -255,6 +255,7 @@ def _positives():
         "sudo-echo": f"echo '{cp}' | sudo -S apt-get update",
         "htpasswd": f"htpasswd -b -c /etc/nginx/.htpasswd admin '{cp}'",
         "net-user": f"net user svc_backup {cp} /add",
+        "net-use": f"net use Z: \\\\fs01\\share /user:CORP\\svc_backup {cp} /persistent:yes",
         "smbclient": f"smbclient //fs01/share -U app%'{cp}'",
         "az-login": f"az login --service-principal -u 1b2c -p {cp} --tenant 3d4e",
     }.items():
@@ -1571,6 +1572,7 @@ def test_a_bare_value_stops_before_a_next_key_with_spaces():
     "the api key: see the vault",  # a spaced label before a word, a default or a placeholder
     "Network key: password",
     "secret: my-k8s-secret-name",  # a name that says what it names
+    "net use Z: \\\\srv\\s /user:alice * /persistent:yes",  # '*' asks for the password
     'requests.get(url, auth=("admin", "password"))',
     "auth=(user, pw)",
     "ALTER USER scott IDENTIFIED BY tiger;",
