@@ -1833,8 +1833,8 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
         return True  # a type or a variable in code: "key: X25519PrivateKey | None", "sig=p0_type_char + …"
     if _plain_label_holds(text, v[off:off + n], vs + off, spans):
         return True  # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
-    if (not quoted and (sep == "=" or sep == ":=") and _IDENTIFIER.fullmatch(v, off, off + n)
-            and _TUPLE_TARGET.search(text, max(0, vs - 160), vs) is not None):
+    if (not quoted and (sep == "=" or sep == ":=") and text.find(",", max(0, vs - 160), vs) >= 0
+            and _IDENTIFIER.fullmatch(v, off, off + n) and _TUPLE_TARGET.search(text, max(0, vs - 160), vs) is not None):
         return True  # unpacked in code: "username, password = split" names a variable
     spans.add(vs + off, vs + off + n, info[1], text)
     return True
@@ -2627,13 +2627,13 @@ def _trim(tok: str, s: int) -> tuple[str, int]:
 
 
 def _judge_word(raw: str, start: int) -> tuple:
-    """(stop, token, its start, its shape, not a password after all, a connector, a copula) for one word
+    """(stop, token, its start, its shape, not a password after all, a connector, a copula, a type) for one word
     after a password word: the same whichever password word before it is being followed."""
     if _MARK in raw:
-        return (True, "", start, 0, False, False, False)  # already redacted here
+        return (True, "", start, 0, False, False, False, False)  # already redacted here
     lw = raw.lower().strip("\"'`*_")
     if lw in _STOP_AFTER:
-        return (True, "", start, 0, False, False, False)
+        return (True, "", start, 0, False, False, False, False)
     tok, s = _trim(raw, start)
     shape = _pw_shape(tok) if tok else 0
     if not shape and tok and raw[0] in "\"'`" and _QUOTED_WORD.fullmatch(raw) and tok.isalpha() and 4 <= len(tok) <= 40:
@@ -2645,7 +2645,8 @@ def _judge_word(raw: str, start: int) -> tuple:
                            or (shape == _QUOTED and (ltok in _NOT_A_VALUE or _placeholder(tok, ltok))))
     connector = lw in _CONNECT or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
     copula = lw in _PASS_NEXT  # ("is", "=", ":" alone; not another pair's "host:")
-    return (False, tok, s, shape, bad, connector, copula)
+    typed = _ANNOTATION.fullmatch(tok) is not None  # (a type after a name: a signature, not a value)
+    return (False, tok, s, shape, bad, connector, copula, typed)
 
 
 # a type written after a name in a signature ("password: str", "token: Optional[str]")
@@ -2674,8 +2675,8 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         judged = words.get(key)
         if judged is None:
             judged = words[key] = _judge_word(wm.group(), key[0])
-        stop, tok, s, shape, bad, connector, copula = judged
-        if stop or (after_copula and _ANNOTATION.fullmatch(tok) is not None):
+        stop, tok, s, shape, bad, connector, copula, typed = judged
+        if stop or (typed and after_copula):
             return  # (a signature: "password: str, method: str = 'scrypt'" gives no value)
         if shape == 2 or (shape == 1 and after_connector) or (shape == _QUOTED and after_copula):
             if not bad:
