@@ -564,11 +564,12 @@ _DEFAULT_PASSWORDS = frozenset(
     "postgres mysql mariadb root admin changeme changeit password secret guest oracle tiger "
     "manager sa redis rabbitmq minioadmin minio elastic neo4j mongo mongodb toor raspberry "
     "ubuntu vagrant docker jenkins sonar nexus keycloak airflow grafana prom-operator "
-    "admin123 password1 123456 12345678 qwerty letmein welcome anonymous anonymous@".split())
+    "admin123 password1 123456 12345678 qwerty letmein welcome anonymous anonymous@ "
+    "notasecret".split())  # (Google's P12 key files all open with 'notasecret')
 # a name, its members ('.', and '::' or '->' in C++, Rust and Perl), then a call, an index or a member
 _CODEISH = _lazy(
     r"^[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
-    r"(?:\(|\[(?:[\"':A-Za-z_0-9\[-]|$)|(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*$)")  # (Callable[[int
+    r"(?:\(|\[(?:[\"':A-Za-z_0-9\[-]|$)|(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*(?:$|\)))")  # (Callable[[int, key=mod.attr)[0
 _IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPEISH = _lazy(r"^(?:Optional|List|Dict|Union|str|int|bytes|SecretStr|Secret|String|number|boolean)\b")
 
@@ -1157,12 +1158,14 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     up, lo, dg = _classes(tok)
     if not dg:
         return
-    if "/" in tok and ("." in tok or not (up and lo) or _PATH_HEAD.match(tok)):
-        return  # path / URL / "rsa4096/1A86…" (a key's listing)
+    if "/" in tok and ("." in tok or not (up and lo) or _PATH_HEAD.match(tok) or _WORDS_AND_NUMBERS.fullmatch(tok)):
+        return  # path / URL / "rsa4096/1A86…" (a key's listing) / "123456789013/costCenter", "tagKeys/1234…"
     if "." in tok and (tok.count(".") >= 2 or not (up and lo)) and not _RANDOM_DOTTED.fullmatch(tok):
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
         return  # UUID / ULID
+    if "-" in tok and _WORDS_THEN_HEX.fullmatch(tok):
+        return  # a name and a UUID or hex groups: "Console-CreateStack-7f59c3cf-00d2-…", "token-f5b5…"
     if "-" in tok and (_HEX_GROUPS.fullmatch(tok) or _RESOURCE_ID.fullmatch(tok)):
         return  # groups of hex digits: a GUID cut by a line break ("E914-47DA-95CA-C5AB0DC85B11"), a MAC;
         # a cloud resource's id ("device-07f6fd08867abc123")
@@ -1187,8 +1190,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return
     if prev in _REF_BEFORE or low.endswith(_BENIGN_BEFORE, max(0, s - 8), s):
         return
-    if prev == "\\" and tok[0] == "f" and tok[1:2] in ("B", "I", "R", "P", "5"):
-        return  # a manual page's font change glued to a word: "\\fBarch/i386/Makefile"
+    if prev == "\\" and ((tok[0] == "f" and tok[1:2] in ("B", "I", "R", "P", "5")) or (tok[0] == "x" and _HEX2.match(tok, 1))):
+        return  # a manual page's font change glued to a word: "\\fBarch/i386/Makefile"; a byte escape: "\\x1bListResponse"
     a = _window_start(s, spans.items)
     # stay within the last three lines
     nl = low.rfind("\n", a, s)
@@ -1249,6 +1252,9 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
     j = s
     while j > a and low[j - 1] in " \t\"'`\n":  # (the value may open the next line)
         j -= 1
+    if j > a and low[j - 1] == ">":
+        tm = _TAG_BEFORE.search(low, a, j)  # an element: "<clientToken>…" (not one that only holds or marks up)
+        return text[tm.start(1):tm.end(1)] if tm is not None and tm.group(1) not in _TAG_HOLDERS else ""
     if j <= a or low[j - 1] not in ":=":
         fm = _FLAG_BEFORE.search(low, a, j) if j < s else None
         return fm.group(1) if fm is not None else ""  # a command's option: "--change-token …"
@@ -1268,8 +1274,10 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
 
 
 _FUSED_SECRET = ("key", "keys", "token", "tokens", "secret", "secrets")
+_TAG_BEFORE = _lazy(r"<([a-z_][\w.-]{0,60})(?:\s[^<>]{0,200})?>$")
 _FLAG_BEFORE = _lazy(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)$")
 _HOLDERS = frozenset("value val data content body payload result text".split())
+_TAG_HOLDERS = _HOLDERS | frozenset("member item entry string element code pre kbd samp tt span div p li td th b i em strong".split())
 _ID_LABEL = _lazy(r"(?i:^id$|[_.-](?:id|ids|url|uri|name|host|domain|region|user|username|email|account))$|"
                   r"[a-z0-9](?:Id|ID|Ids|Url|URL|Uri|Name|Host|Domain|Region|User|Email)$")
 
@@ -1341,6 +1349,10 @@ _UUID = _lazy(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9
 # a cloud resource's id: its type in words and 8 or 17 hex digits ("device-07f6fd08867abc123", "i-0a1b…")
 _RESOURCE_ID = _lazy(r"[a-z]+(?:-[a-z]+)*-[0-9a-f]{8}(?:[0-9a-f]{9})?")
 _HEX_GROUPS = _lazy(r"[0-9A-Fa-f]{1,12}(?:-[0-9A-Fa-f]{1,12})+")
+_HEX2 = _lazy(r"[0-9a-fA-F]{2}")
+_WORDS_THEN_HEX = _lazy(r"[A-Za-z]+(?:-[A-Za-z]+)*-[0-9A-Fa-f]{1,12}(?:-[0-9A-Fa-f]{1,12}){2,}")
+# segments that are numbers or names in camel case: a path of ids and words, not a key
+_WORDS_AND_NUMBERS = _lazy(r"(?:[\d-]+|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*)(?:/(?:[\d-]+|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*))+")
 _PATH_HEAD = _lazy(r"[a-z][a-z0-9_-]{0,11}/")
 # a segment is letters, optionally a number and a lower-case tail ("S3session", "k8s"); the tail only
 # after digits, so a run of letters splits one way only (two adjacent letter runs backtrack
@@ -1367,7 +1379,7 @@ _BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "
 _DECIMAL = _lazy(r"\d+\.\d+")
 _PAGING = frozenset(("next", "page", "continuation", "pagination", "idempotency", "cursor", "sync",
                      "resume", "purchase", "action", "request", "input", "output", "change",
-                     "lock", "sequence", "forward", "backward", "starting", "marker", "client", "update"))
+                     "lock", "sequence", "forward", "backward", "starting", "marker", "client", "update", "synced"))
 _DIGEST_BEFORE = ("sha256=", "sha256:", "sha384=", "sha512=", "sha512-", "sha384-", "sha1=", "md5=")  # a wheel's RECORD
 _CAMEL_NAME = _lazy(r"[a-z]+(?:[A-Z][a-z0-9]+){3,}")
 _HUMP = _lazy(r"[A-Z][a-z0-9]+")
@@ -1425,7 +1437,8 @@ _CTX_GOOD = ("token", "secret", "key", "passw", "passord", "kennwort", "credenti
 # words that say "this long string is a hash / id / public thing"
 _CTX_BAD = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "signingkey", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
             "integrity", "commit", "hash", "cert", "request_id", "request-id", "request id", "trace", "uuid",
-            "etag", "revision", "rev=", "serial", "ciphervalue", "ciphertext", "cipherdata", "dnskey")
+            "etag", "revision", "rev=", "serial", "ciphervalue", "ciphertext", "cipherdata", "dnskey",
+            "page token", "page_token", "pagetoken", "next token", "next_token", "nexttoken")
 _HEX_GOOD = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
 _CTX_GOOD_RE = _lazy("|".join(map(re.escape, _CTX_GOOD)))  # one scan instead of a word at a time
 _CTX_BAD_RE = _lazy("|".join(map(re.escape, _CTX_BAD)))
@@ -1496,8 +1509,8 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
         info = cache.get(ident)  # (_label_info's own memo, read inline: no call per label when known)
         if info is None:
             info = _label_info(ident)
-        if info[0] == _WEAK and a > 1 and text[a - 1] == " " and text[a - 2].isalnum():
-            info = _spaced_key(text, a, ident, info)  # "API key: …", "WPA2 key: …"
+        if a > 1 and text[a - 1] == " " and text[a - 2].isalnum() and (info[0] == _WEAK or (info[0] == _SEC and ident in _TOKEN_WORDS)):
+            info = _spaced_key(text, a, ident, info)  # "API key: …", "WPA2 key: …", "Next page token: …"
         done = False
         if info[0] != _NOT:
             n = len(spans.items)
@@ -1520,6 +1533,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
 
 
 _WORD_BEFORE = _lazy(r"[A-Za-z0-9-]{1,14}$")
+_TOKEN_WORDS = frozenset(("token", "Token", "TOKEN"))
 _NAMES = _lazy(r"[ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)+[ \t]*:?")
 _ITEM = _lazy(r"""[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|[^\s,"']+)[ \t]*(?:,|$)""")
 
@@ -1548,14 +1562,14 @@ def _unpacked(text: str, a: int, b: int, info: tuple, spans: _Spans) -> bool:
 
 
 def _spaced_key(text: str, a: int, ident: str, info: tuple) -> tuple:
-    """A bare "key" whose word before it, written apart, says what key it is ("API key", "secret
-    key", "WPA2 key", "Wi-Fi key"): judged as the joined label (api_key, wpa2_key: a password),
-    not as a weak "key"."""
+    """A bare "key" or "token" whose word before it, written apart, says what it is ("API key",
+    "secret key", "WPA2 key", "Wi-Fi key"; "page token", "next token"): judged as the joined label
+    (api_key; wpa2_key, a password; page_token, a cursor), not as the bare word."""
     wm = _WORD_BEFORE.search(text, max(0, a - 15), a - 1)
     if wm is None:
         return info
     word = wm.group().replace("-", "").lower()
-    if word in _KEY_QUALIFIERS or word in _WIFI_WORDS:
+    if word in _KEY_QUALIFIERS or word in _WIFI_WORDS or (info[0] == _SEC and word in _PAGING):
         return _label_info(word + "_" + ident)
     return info
 
@@ -1941,6 +1955,7 @@ def _plain_label_holds(text: str, v: str, vs: int, spans: _Spans) -> bool:
     """Is the value at vs also the value of a label that names no secret, nearby?
 
     A type or an enum is everyone's value: "password: Incomplete" beside "user: Incomplete",
+    and a variable is used as one elsewhere ("password = ident" after "ident.split(':')").
     "password: ReadableBuffer, salt: ReadableBuffer". A secret is its own label's value; a
     label that holds it too is about it ("password_confirmation", "old_password"), so only a
     label without a secret word ("user", "salt", "func") counts, and only for a value that
@@ -1967,6 +1982,9 @@ def _plain_holder(text: str, v: str, vs: int) -> bool:
     while i >= 0 and looks < _SHARED_LOOKS:
         if i != vs and _bounded(text, i, i + len(v)):
             looks += 1
+            after = text[i + len(v):i + len(v) + 2]
+            if after[:1] in ("(", "[") or (after[:1] == "." and after[1:2].isalpha()):
+                return True  # the same name called, indexed or its member read: a variable ("ident.split(")
             j = i
             while j > lo and text[j - 1] in " \t\"'`":
                 j -= 1
@@ -2012,6 +2030,11 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
             word = len(v)  # ("password: Unicode password.": prose, when a word follows)
     if not v:
         return word, None
+    if not quoted and v[-1] == "." and v[:-1].lower() in _NOT_A_VALUE:
+        return word, None  # a field's description: "password: Required. The user's password."
+    if cls != _PWD and (stand_in := _SQUASH.sub("", v.lower()).rstrip("0123456789")) and stand_in in (
+            _SQUASH.sub("", lident), _last_word(lident)):
+        return word, None  # a test's stand-in named after its label: token="token123", api_key: apikey1
     if _spells_label(v, lident):
         return word, None  # the value spells its label: 'utf_8_sig': 'UTF-8-SIG', SECRET_KEY = 'AWSSecretKey'
     if "-" in v and _named_id(v, info[2]):
@@ -2040,6 +2063,11 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
 
 
 _SQUASH = _lazy(r"[^a-z0-9]+")
+
+
+def _last_word(lident: str) -> str:
+    """The last word of a lower-cased label ("api_token" -> "token")."""
+    return _SQUASH.split(lident)[-1]
 
 
 def _named_id(v: str, ident: str) -> bool:
@@ -2632,8 +2660,8 @@ def _judge_word(raw: str, start: int) -> tuple:
     if _MARK in raw:
         return (True, "", start, 0, False, False, False, False)  # already redacted here
     lw = raw.lower().strip("\"'`*_")
-    if lw in _STOP_AFTER:
-        return (True, "", start, 0, False, False, False, False)
+    if lw in _STOP_AFTER or raw.startswith("--"):
+        return (True, "", start, 0, False, False, False, False)  # ("--oracle-hostname=…": a command's next option)
     tok, s = _trim(raw, start)
     shape = _pw_shape(tok) if tok else 0
     if not shape and tok and raw[0] in "\"'`" and _QUOTED_WORD.fullmatch(raw) and tok.isalpha() and 4 <= len(tok) <= 40:
@@ -2690,7 +2718,8 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
 
 # a URL, a number, a file name, SOPS ciphertext; or code: a quote inside the word ('$p="",$q="0"') or an
 # interpolation opener ('$(dirname', '#{password}', '${PW}'): prose never writes those
-_PROSE_BAD = _lazy(r"^\w+=|^ENC\[|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\(")
+_PROSE_BAD = _lazy(r"^\w+=|^ENC\[|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\("
+                    r"|\w\($|^/?[A-Za-z][\w-]*>|\*\*\w")  # (a call: "SHA224Password()"; markup: "<code>!"; "**kwargs")
 
 
 # ---- e-mail ---------------------------------------------------------------------------------

@@ -1322,6 +1322,24 @@ MACHINE_NEGATIVES = {
     "document-name-with-prefix": '"TaskArn": "AWS-DisableS3BucketPublicReadWrite"',
     "echo-into-a-script-not-sudo": "\t\t  echo 'q^Mq' | vim -e -s -c debuggreedy -c 'breakadd file script.vim' -S script.vim",
     "constant-name-near-key": "See private key [docs][3].\n    -   `OAUTH2CLIENT_TEST_P12_KEY_PATH`: The path to a key",
+    # code and manuals: a call, markup and **kwargs after "password", an option after a rejected
+    # value, a field's description, a variable used elsewhere, a stand-in named after its label,
+    # an element, words then a UUID, a page token in prose, byte escapes, a path of ids and words
+    "call-after-password": "class SHA224Password(Password):\n    hashfunc = hashlib.sha224\n\npassword = SHA224Password()",
+    "markup-after-password": "exclude these characters from the password: <code>! \" # $ % &amp; </code>.",
+    "kwargs-after-password": "r = _computeDigestResponse(auth_map, password, method = 'GET', A1 = None,**kwargs)",
+    "option-after-a-placeholder": "$ cmd P --oracle-password=fakepassword --oracle-username=fakeuser "
+                                  "--display-name=my-profile --oracle-hostname=35.188.150.50 --oracle-port=1521",
+    "field-description": "  Fields:\n    password: Required. The password of the user.",
+    "variable-used-elsewhere": "            username, password = ident.split(':', 1)\n        else:\n            password = ident",
+    "stand-in-named-after-label": 'credentials = StaticCredentials(token="token123")\napi_key = "apikey1"',
+    "google-p12-default": "GOOGLE_OAUTH2_DEFAULT_FILE_PASSWORD = 'notasecret'",
+    "element-named-for-an-id": "<status>fulfilled</status>\n<clientToken>token-f5b56c05-09b0-4d17-8d8c-c75d8a67b806</clientToken>",
+    "words-then-uuid": "the same token in the following format: <code>Console-CreateStack-7f59c3cf-00d2-40c7-b2ff-e75db0987002</code>",
+    "page-token-in-prose": "    Items remaining: 0\n    Next page token: " + r(ALNUM, 25),
+    "byte-escapes-near-token": '\\x12\\x12\\n\\npage_token\\x18\\x03 \\x01(\\t\\"m\\n\\x1bListServiceAccountsResponse',
+    "path-of-ids-and-words": 'tag key, for example "123456789012/environment" : "production",\n "123456789013/costCenter"',
+    "dotted-key-function": "return sorted(have_required, key=usage_text.GetArgSortKey)[0]",
     "help-tag-after-label": "CHANGING USERID AND PASSWORD\t\t*netrw-chgup* *netrw-userpass*",
     "hex-of-words": '["50755454592d55736572", 0, ".ppk", "", "PuTTY User Key File"],\n["'
                     + b"<<< Sun xVM VirtualBox Disk Image >>>".hex() + '", 0, ".vdi"],',
@@ -1379,6 +1397,8 @@ MACHINE_POSITIVES = {
     "uuid-api-key": (f"HEROKU_API_KEY={_UUIDS[0]}\ncurl 'https://api.x.io/v1?key={_UUIDS[1]}'", _UUIDS),
     "vendor-prefix-is-the-label": (f'DNKEY_TOKEN = "dnkey-{_LOWER_TOKEN}"', [_LOWER_TOKEN]),
     "option-token": ("gh auth login --token " + _TOKEN, [_TOKEN]),
+    "holder-element": (f"App token in XML: <token><version>1</version><data>{_TOKEN}</data></token>", [_TOKEN]),
+    "spaced-api-token": (f"API token: {_TOKEN}\n<apiKey>{_TOKEN[::-1]}</apiKey>", [_TOKEN, _TOKEN[::-1]]),
     "password-confirmed": ("password: Vinter2026!x\npassword_confirmation: Vinter2026!x", ["Vinter2026!x"]),
     "password-with-parentheses": ("the wifi password is Welcome(2024)", ["Welcome(2024"]),
     "call-literal-argument": ("define('DB_PASSWORD', 'Vinter2026!x');", ["Vinter2026!x"]),
