@@ -1146,7 +1146,7 @@ def _window_start(s: int, items: list) -> int:
         if pos - b >= budget:
             break
         budget -= pos - b
-        budget -= min(b - a, len(kind) + 11)  # "[REDACTED:" + kind + "]"
+        budget -= len(kind) + 11  # "[REDACTED:" + kind + "]": what the next pass reads there
         pos = a
         if budget <= 0:
             return a
@@ -2132,8 +2132,8 @@ def _credential_token(text, s, v, scheme, spans) -> None:
     if not v or _MARK in v or _placeholder(v, v.lower()):
         return  # (nothing left after the punctuation: "Authorization: Bearer ........")
     if scheme == "basic":
-        if _b64_placeholder(v):
-            return  # base64 of "username:password"
+        if _b64_placeholder(v) or _B64_TEXT.fullmatch(v) is None:
+            return  # base64 of "username:password"; or not base64 at all: "basic functionality.0Cm…" is prose
         if _b64_creds(v) or _entropy_ok(v, 16):
             spans.add(s, s + len(v), "basic_auth", text)
         return
@@ -2153,6 +2153,7 @@ def _auth_headers(text: str, low: str, spans: _Spans) -> None:
             i = low.find(scheme, e)
 
 
+_B64_TEXT = _lazy(r"[A-Za-z0-9+/]+={0,2}")
 _CRED_CHARS = _lazy(r"[A-Za-z0-9._~+/=\-]{8,}")
 
 

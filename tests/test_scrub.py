@@ -539,6 +539,10 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
 @example("token for staging: eyJVT4u0hK9dXwCJZFv1spSKKeEGOEDhaqi1.eyJL8jHNKzdItF4rlLpfifYoZZgZVw22Of5WE7XDZu2pHGtk"
          "yr-O0FrP10DwrMU.Foz1XcK9RDJeYyj5D21boUMuGZ6ejXPNGHGUV_9WXHQaz login -u 1b2c -p UPb4PQe9TIoJ! "
          "--tenant 3d4ePASSWORD_MIN_LENGTH = 12", False)
+# ... and a short token's longer marker pulled a far "hash" word into it on the second pass only
+@example('PASSWORD_HASHERS = ["django.contrib.auth.hashers.Argon2PasswordHasher"]aws configure set '
+         "aws_access_key_id AKIAC7XJTMIY5JF88TWE\naws configure set aws_secret_access_key "
+         "9gpSrzDCjlwnFcZ3U4G5CoOeOpdZZKRG2pI58RmChere is the key:", False)
 # an Authorization value of punctuation only ("Bearer ........") raised IndexError
 @example("Authorization: Bearer ..........", False)
 def test_never_raises_and_is_idempotent(text, emails):
