@@ -127,7 +127,10 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("dapi", r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])", "databricks_token", False),
     ("4b1d", r"[A-Za-z0-9]{38}(?![A-Za-z0-9])", "clickhouse_secret", True),
     ("tk-us-", r"[A-Za-z0-9_-]{48}(?![A-Za-z0-9_-])", "scalingo_token", False),
-    ("tskey-", r"(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}", "tailscale_key", False),
+    ("tskey-", r"[a-z]{3,10}-[A-Za-z0-9_-]{20,}", "tailscale_key", False),
+    ("CCDB1_", r"[A-Za-z0-9]{22}_[A-Za-z0-9]{40}", "cockroachdb_api_key", False),
+    ("napi_", r"[A-Za-z0-9]{64}(?![A-Za-z0-9])", "neon_api_key", False),
+    ("mdb_sa_sk_", r"[0-9A-Za-z_-]{40}", "mongodb_atlas_key", False),
     # source hosting / CI
     *[(p, r"[A-Za-z0-9]{30,255}", "github_token", False) for p in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")],
     ("github_pat_", r"[A-Za-z0-9_]{22,255}", "github_token", False),
@@ -138,6 +141,11 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("ATATT3", r"[A-Za-z0-9_=-]{40,}", "atlassian_api_token", False),
     ("ATCTT3", r"[A-Za-z0-9_=-]{40,}", "atlassian_api_token", False),
     ("CCIPAT_", r"[A-Za-z0-9]{20,}_[a-f0-9]{40}", "circleci_token", False),
+    ("CCIPRJ_", r"[A-Za-z0-9]{20,}_[a-f0-9]{40}", "circleci_token", False),
+    ("PMAT-", r"[A-Za-z0-9]{26}(?![A-Za-z0-9])", "postman_api_key", False),
+    ("ovsxat_", r"[A-Za-z0-9-]{36}(?![A-Za-z0-9-])", "openvsx_token", False),
+    ("tgpat_", r"[a-z0-9]{48,64}(?![A-Za-z0-9])", "tolgee_token", False),
+    ("dvc_server_", r"[A-Za-z0-9_]{8,}", "devcycle_server_key", True),
     ("bkua_", r"[a-f0-9]{40}", "buildkite_token", False),
     ("squ_", r"[a-f0-9]{40}", "sonarqube_token", False),
     ("sqp_", r"[a-f0-9]{40}", "sonarqube_token", False),
@@ -147,6 +155,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("vcp_", r"[A-Za-z0-9]{24,}", "vercel_token", True),
     # chat
     *[(p, r"[0-9A-Za-z-]{20,}", "slack_token", False) for p in ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xoxe.xox")],
+    ("xoxc-", r"\d{9,15}-\d{9,15}-\d{9,15}-[a-fA-F0-9]{64}", "slack_token", False),  # a browser session's
     # workspace-app (xoxa-2-…) and refresh (xoxr-…) tokens are dash-grouped like the ones above;
     # the short legacy shape (xoxa-<8..48>) has its own gate below
     *[(p, r"(?:\d-)?[0-9A-Za-z]{4,}-[0-9A-Za-z-]{14,}", "slack_token", False) for p in ("xoxa-", "xoxr-")],
@@ -165,6 +174,7 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     # payments
     *[(p, r"[A-Za-z0-9]{10,}", "stripe_key", False) for p in ("sk_live_", "sk_test_", "rk_live_", "rk_test_")],
     ("whsec_", r"[A-Za-z0-9+/=]{20,}", "stripe_webhook_secret", False),
+    ("rzp_live_", r"[A-Za-z0-9]{14}(?![A-Za-z0-9])", "razorpay_key", True),
     ("AQE", r"[a-z0-9]{5,}\.[A-Za-z0-9_=-]{50,80}", "adyen_api_key", True),
     ("sq0atp-", r"[0-9A-Za-z_-]{22,}", "square_token", False),
     ("sq0csp-", r"[0-9A-Za-z_-]{40,}", "square_token", False),
@@ -197,6 +207,11 @@ _VENDORS: list[tuple[str, str, str, bool]] = [
     ("fw_", r"[A-Za-z0-9]{20,}", "fireworks_api_key", True),
     ("tgp_v1_", r"[A-Za-z0-9_-]{40,}", "together_api_key", False),
     ("jina_", r"[a-f0-9]{32}[A-Za-z0-9_-]{20,}", "jina_api_key", False),
+    ("wandb_v1_", r"[A-Za-z0-9_]{77}", "wandb_api_key", False),
+    ("cog_", r"[a-z2-7]{52}(?![A-Za-z0-9])", "devin_api_key", False),
+    ("RGAPI-", r"[A-Za-z0-9-]{36}(?![A-Za-z0-9-])", "riot_api_key", False),
+    ("dub_", r"[A-Za-z0-9]{24}(?![A-Za-z0-9])", "dub_api_key", True),
+    ("zpka_", r"[A-Za-z0-9]{32}_[a-fA-F0-9]{8}", "zuplo_api_key", False),
     # package registries
     ("npm_", r"[A-Za-z0-9]{36}(?![A-Za-z0-9])", "npm_token", False),
     ("pypi-", r"AgE[A-Za-z0-9_-]{50,}", "pypi_token", False),

@@ -774,6 +774,11 @@ def _recall_cases():
     sumo, php, cred = r(ALNUM, 14), r(LOWER_ALNUM, 40), r(ALNUM, 10) + "!t"
     easypost = "EZAK" + r(ALNUM, 54)
     slack_a, slack_r = "xoxa-" + r(LOWER_ALNUM, 12), "xoxr-4-" + r(LOWER_ALNUM, 12)
+    vendors = [  # shapes other scanners' rules know (kingfisher, noseyparker)
+        "CCDB1_" + r(ALNUM, 22) + "_" + r(ALNUM, 40), "napi_" + r(ALNUM, 64), "PMAT-" + r(ALNUM, 26),
+        "RGAPI-" + r(LOWER_ALNUM, 8) + "-" + r(LOWER_ALNUM, 27), "zpka_" + r(ALNUM, 32) + "_" + r(HEX, 8),
+        "wandb_v1_" + r(ALNUM, 77), "cog_" + r("abcdefghijklmnopqrstuvwxyz234567", 52),
+        "tskey-secret-" + r(ALNUM, 30), "xoxc-123456789012-123456789012-123456789012-" + r(HEX, 64)]
     return {
         "k8s-data-tab": (f"apiVersion: v1\nkind: secret\ndata:\n\textra: {b64}\n", [b64]),
         "k8s-block-scalar": (f"kind: Secret\ndata:\n  .dockercfg: |\n    {dockercfg}\n", [dockercfg]),
@@ -786,6 +791,7 @@ def _recall_cases():
         "slack-legacy": (f'"access_token": "{slack_a}"\n"refresh_token": "{slack_r}"', [slack_a, slack_r]),
         "easypost": (f"easypost\n- {easypost}\n", [easypost]),
         "bundler-host": (f"export BUNDLE_GEMS__EXAMPLE__COM={r(LOWER_ALNUM, 8)}:{cred}", [cred]),
+        "more-vendor-prefixes": (" and ".join(vendors), vendors),
     }
 
 
