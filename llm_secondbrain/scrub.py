@@ -1179,11 +1179,9 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # domain / version / dotted.name
     if (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum()):
         return  # UUID / ULID
-    if "-" in tok and _WORDS_THEN_HEX.fullmatch(tok):
-        return  # a name and a UUID or hex groups: "Console-CreateStack-7f59c3cf-00d2-…", "token-f5b5…"
-    if "-" in tok and (_HEX_GROUPS.fullmatch(tok) or _RESOURCE_ID.fullmatch(tok)):
+    if "-" in tok and (_HEX_GROUPS.fullmatch(tok) or _RESOURCE_ID.fullmatch(tok) or _WORDS_THEN_HEX.fullmatch(tok)):
         return  # groups of hex digits: a GUID cut by a line break ("E914-47DA-95CA-C5AB0DC85B11"), a MAC;
-        # a cloud resource's id ("device-07f6fd08867abc123")
+        # a cloud resource's id ("device-07f6fd08867abc123"); a name and a UUID ("Console-CreateStack-7f59…")
     if "_" in tok and tok.isupper() and _CONST_NAME.fullmatch(tok) and _wordy(tok) >= 0.4:
         return  # a constant's or an environment variable's name: "OAUTH2CLIENT_TEST_P12_KEY_PATH"
     if ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok):
@@ -1549,6 +1547,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
 
 _WORD_BEFORE = _lazy(r"[A-Za-z0-9-]{1,14}$")
 _TOKEN_WORDS = frozenset(("token", "Token", "TOKEN"))
+# names unpacked on the left of an assignment, up to its "=": "username, password = " (Go's ":=")
 _NAMES = _lazy(r"[ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)+[ \t]*:?")
 _ITEM = _lazy(r"""[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|[^\s,"']+)[ \t]*(?:,|$)""")
 
@@ -1574,6 +1573,15 @@ def _unpacked(text: str, a: int, b: int, info: tuple, spans: _Spans) -> bool:
         return False  # as many items as names, and the label's is a literal
     g = im.lastindex
     return _check_value(text, info, "=", True, im.group(g), im.start(g), spans)
+
+
+def _unpacked_into(text: str, vs: int) -> bool:
+    """Is the value at vs the right side of names unpacked on a line of their own (within 160
+    characters): "username, password = split"?"""
+    bol = text.rfind("\n", 0, vs) + 1
+    eq = text.rfind("=", bol, vs)
+    return (bol >= vs - 160 and eq > bol and not text[eq + 1:vs].strip(" \t")
+            and _NAMES.fullmatch(text, bol, eq) is not None)
 
 
 def _spaced_key(text: str, a: int, ident: str, info: tuple) -> tuple:
@@ -1826,10 +1834,6 @@ def _emphasised(text, low, a, b, info, spans, covered) -> bool:
     return _value_after(text, low, a, b, info, spans, covered)
 
 
-# names unpacked on the left of an assignment: "username, password = " (Python, Go's ":=")
-_TUPLE_TARGET = _lazy(r"(?m)^[ \t]*(?:[A-Za-z_][\w.]*[ \t]*,[ \t]*)+[A-Za-z_][\w.]*[ \t]*:?=[ \t]*$")
-
-
 def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
     """Redact the value v found at vs after a label; True when the label's value is dealt with.
 
@@ -1863,7 +1867,7 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
     if _plain_label_holds(text, v[off:off + n], vs + off, spans):
         return True  # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
     if (not quoted and (sep == "=" or sep == ":=") and text.find(",", max(0, vs - 160), vs) >= 0
-            and _IDENTIFIER.fullmatch(v, off, off + n) and _TUPLE_TARGET.search(text, max(0, vs - 160), vs) is not None):
+            and _IDENTIFIER.fullmatch(v, off, off + n) and _unpacked_into(text, vs)):
         return True  # unpacked in code: "username, password = split" names a variable
     spans.add(vs + off, vs + off + n, info[1], text)
     return True
@@ -1970,8 +1974,8 @@ def _plain_label_holds(text: str, v: str, vs: int, spans: _Spans) -> bool:
     """Is the value at vs also the value of a label that names no secret, nearby?
 
     A type or an enum is everyone's value: "password: Incomplete" beside "user: Incomplete",
-    and a variable is used as one elsewhere ("password = ident" after "ident.split(':')").
-    "password: ReadableBuffer, salt: ReadableBuffer". A secret is its own label's value; a
+    "password: ReadableBuffer, salt: ReadableBuffer"; and a variable is used as one elsewhere
+    ("password = ident" after "ident.split(':')"). A secret is its own label's value; a
     label that holds it too is about it ("password_confirmation", "old_password"), so only a
     label without a secret word ("user", "salt", "func") counts, and only for a value that
     reads as a name (_name_like): a password typed twice goes twice. Looked for within a few
