@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("--per-conversation", type=int, default=5)
     args = parser.parse_args()
 
-    from llm_secondbrain import llm_logs
+    from llm_secondbrain.ingest import llm_logs
     from llm_secondbrain.api import SecondBrain
 
     longest = [0.0]

@@ -68,7 +68,7 @@ def cli_times(env: dict, queries: list[str], k: int, mode: str) -> list[float]:
 
 
 def api_times(db: Path, settings, queries: list[str], k: int, mode: str) -> list[float]:
-    from llm_secondbrain import vindex
+    from llm_secondbrain.recall import vindex
 
     vindex.keep_warm()
     with SecondBrain.open(db, create=False, settings=settings) as brain:

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from llm_secondbrain import recall as R
-from llm_secondbrain import vindex
+from llm_secondbrain.recall import vindex
 from llm_secondbrain.options import RecallOptions
 from llm_secondbrain.store import open_brain, text_sha
 

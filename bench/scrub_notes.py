@@ -39,7 +39,7 @@ def _notes(path: str):
 
 def _folder(path: str):
     """(name, text) for every file under the folder, read as `llm brain ingest` reads it."""
-    from llm_secondbrain.readers import format_for  # noqa: E402
+    from llm_secondbrain.ingest.readers import format_for  # noqa: E402
 
     for root, dirs, files in os.walk(path):
         dirs.sort()

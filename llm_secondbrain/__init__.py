@@ -7,7 +7,7 @@ import llm
 
 @llm.hookimpl
 def register_commands(cli):
-    from .cli import brain
+    from .faces.cli import brain
 
     cli.add_command(brain)
 
@@ -29,7 +29,7 @@ def register_fragment_loaders(register):
 
 def brain_fragment(argument: str):
     """brain:QUERY — the top hits from your second brain for QUERY, each cited as path:line."""
-    from .faces import fragment
+    from .faces.fragment import fragment
 
     return fragment(argument)
 
@@ -46,7 +46,7 @@ def brain_recall(query: str, k: int = 5) -> str:
     decided earlier (meetings, invoices, servers, people, plans), or to look up an exact
     identifier such as an invoice number, IBAN, ticket key or error code. Returns up to k
     passages, each cited as path:line."""
-    from .faces import tool
+    from .faces.fragment import tool
 
     return tool(query, k)
 
@@ -58,7 +58,7 @@ def brain_remember(text: str, tags: str = "", project: str = "",
     or states a lasting fact, preference or decision worth keeping. Give one self-contained
     statement; tags is an optional comma-separated list, project an optional project name.
     Secrets are redacted before anything is stored."""
-    from .faces import remember
+    from .faces.fragment import remember
 
     return remember(text, tags, project, getattr(llm_tool_call, "tool_call_id", None))
 

@@ -21,7 +21,7 @@ from .store import Brain, open_brain
 
 if TYPE_CHECKING:
     from .ingest import IngestReport
-    from .roots import UpdateReport
+    from .ingest.roots import UpdateReport
 
 
 class SecondBrain:
@@ -61,7 +61,7 @@ class SecondBrain:
         later). Raises only for what stops the ingest itself; Ctrl-C raises IngestInterrupted
         carrying the report of what was stored. Each file or folder is remembered as a root
         with these options (`update` replays them); `remember=False` is for the replay."""
-        from . import roots
+        from .ingest import roots
         from .embed import pending_count
         from .ingest import IngestInterrupted, ingest
 
@@ -130,20 +130,20 @@ class SecondBrain:
                progress: bool = False) -> UpdateReport:
         """Re-ingest every root (or the roots named) with the options it was ingested with,
         then embed what is pending. Returns a roots.UpdateReport: per root and in total."""
-        from . import roots
+        from .ingest import roots
 
         return roots.update(self, paths, embed=embed, progress=progress)
 
     def roots(self) -> list[dict]:
         """The roots `update` replays: path, options, last explicit ingest, last update."""
-        from . import roots
+        from .ingest import roots
 
         return [root.as_dict() for root in roots.all_roots(self.brain)]
 
     def remove_root(self, path: str) -> None:
         """Stop tracking a root; its chunks stay until `forget`."""
-        from . import roots
-        from .sources import resolve
+        from .ingest import roots
+        from .ingest.sources import resolve
 
         if not roots.remove(self.brain, path if path == roots.LLM_LOGS else resolve(path)):
             raise ValueError(f"not a root: {path} (see: llm brain roots)")
@@ -151,7 +151,7 @@ class SecondBrain:
     def refresh(self, paths: list[str]) -> IngestReport:
         """Bring these files (or folders) in line with the disk, each with its root's options:
         re-ingest what changed, remove what is gone. Returns the IngestReport."""
-        from . import roots
+        from .ingest import roots
 
         known = roots.all_roots(self.brain)
         report, touched = roots.reconcile(self.brain, self.model_settings(), paths, known)
@@ -222,7 +222,7 @@ class SecondBrain:
         it answers lexically). Hits whose file changed or vanished since it was ingested are
         in `stale`, with a note; `fresh=True` re-ingests those files and recalls again."""
         from .recall import recall
-        from .stale import stale_hits, stale_note
+        from .recall.stale import stale_hits, stale_note
 
         if not query.strip():
             raise ValueError("the query is empty: say what to look for")
@@ -295,7 +295,7 @@ def context_text(result: RecallResult, budget: int) -> str:
     parts: list[str] = []
     used = 0
     if result.stale:
-        from .stale import stale_note
+        from .recall.stale import stale_note
 
         files = {hit.path for hit in result.hits if hit.id in result.stale}
         warning = f"Warning: {stale_note(len(files))}; passages marked (changed) may no longer be in the file."

@@ -217,7 +217,7 @@ def _m5_file_format(db: sqlite_utils.Database) -> None:
     """`files.format`: the reader a source was read with (text, pdf, docx, html, epub, mail,
     notebook), for `sources`, `stats` and recall's `--format`. Sources ingested before are
     named by their suffix, as the next ingest would name them."""
-    from .readers import format_for
+    from .ingest.readers import format_for
 
     if "format" not in db["files"].columns_dict:
         db["files"].add_column("format", str)

@@ -277,7 +277,7 @@ def test_fifo_named_directly_never_hangs(tmp_path):
 
 def test_file_swapped_for_a_fifo_after_the_walk_is_not_opened_blocking(tmp_path, brain_path):
     """read_bytes opens O_NONBLOCK and checks again: a FIFO that replaced a file never hangs."""
-    from llm_secondbrain import sources
+    from llm_secondbrain.ingest import sources
 
     notes = tmp_path / "notes"
     notes.mkdir()

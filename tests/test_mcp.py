@@ -203,7 +203,7 @@ def test_a_brain_that_cannot_open_is_one_line_before_serving(run, tmp_path):
 
 def test_without_the_mcp_extra_it_names_the_extra(run, monkeypatch):
     monkeypatch.setitem(sys.modules, "mcp", None)
-    monkeypatch.delitem(sys.modules, "llm_secondbrain.mcp_server", raising=False)
+    monkeypatch.delitem(sys.modules, "llm_secondbrain.faces.mcp_server", raising=False)
     result = run("brain", "mcp", ok=False)
     assert result.exit_code == 1
     assert result.stderr.strip() == (

@@ -180,7 +180,7 @@ def test_summaries_count_in_good_english(run, tmp_path):
 
 
 def test_fragment_takes_percent_20_for_a_space_and_leaves_real_tokens_alone(run, tmp_path):
-    from llm_secondbrain.faces import fragment
+    from llm_secondbrain.faces.fragment import fragment
 
     run("brain", "ingest", notes(tmp_path / "n", {
         "a.md": "The invoice run happens on the first Monday.\n",

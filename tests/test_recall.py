@@ -5,7 +5,7 @@ import sqlite3
 import pytest
 
 from llm_secondbrain import SecondBrain
-from llm_secondbrain.evaluate import answer_matches, collapse_to_notes, score_one
+from llm_secondbrain.faces.evaluate import answer_matches, collapse_to_notes, score_one
 from llm_secondbrain.recall import (
     LITERAL_MAX_FILES, adaptive_weights, code_spans, is_claim, content_words, fts_query, identifiers,
     is_question, lexical_match, literal_pattern, zscore,
@@ -313,7 +313,7 @@ def test_python_api(invoices, brain_path):
 
 def test_fast_dense_path_matches_the_exact_scan(tmp_path, run, ollama, brain_path):
     """The in-memory index (default) against vec0's exact scan, with and without filters."""
-    from llm_secondbrain import vindex
+    from llm_secondbrain.recall import vindex
 
     notes = {f"n{i}.md": f"Note {i} about topic{i % 7} and theme{i % 11}, item {i * 37 % 101}."
              for i in range(300)}

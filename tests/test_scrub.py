@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from llm_secondbrain import scrub as scrub_mod
+from llm_secondbrain.scrub import engine as scrub_mod
 from llm_secondbrain.scrub import RULES_VERSION, scrub, scrub_report
 
 _rng = random.Random(20260211)

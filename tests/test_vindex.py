@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-from llm_secondbrain import SecondBrain, vindex
+from llm_secondbrain import SecondBrain
+from llm_secondbrain.recall import vindex
 from llm_secondbrain.ollama import serialize
 
 

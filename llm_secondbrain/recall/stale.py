@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from typing import Iterable
 
-from .recall import Hit
-from .store import Brain
+from . import Hit
+from ..store import Brain
 
 
 def stale_hits(brain: Brain, hits: Iterable[Hit]) -> tuple[set[int], set[str]]:

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Iterator
 
 import watchfiles
 
-from . import roots as roots_mod
-from . import sources
-from .ingest import IngestReport
+from ..ingest import roots as roots_mod
+from ..ingest import sources
+from ..ingest import IngestReport
 
 if TYPE_CHECKING:
-    from .api import SecondBrain
+    from ..api import SecondBrain
 
 DEBOUNCE_MS = 1600  # the longest a burst is gathered into one batch
 STEP_MS = 50  # a batch is let go after this much quiet

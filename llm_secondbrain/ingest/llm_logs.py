@@ -34,15 +34,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from . import dates
-from .config import Settings
+from .. import dates
+from ..config import Settings
 from .readers import Section
-from .scrub import scrub
+from ..scrub import scrub
 from .sources import Document, SourceError, resolve
-from .store import Brain
+from ..store import Brain
 
 if TYPE_CHECKING:
-    from .ingest import IngestReport
+    from . import IngestReport
 
 SOURCE = "llm"
 DEFAULT_PROJECT = "llm"
@@ -256,7 +256,7 @@ def ingest_logs(brain: Brain, report: "IngestReport", settings: Settings, *, log
     own logs.db). Only conversations with a turn written since the last run are read; with
     `since`, only conversations with a turn on or after that date. Turns that used the brain
     (a brain: fragment, the brain_recall tool) are left out unless `include_brain_turns`."""
-    from .ingest import ingest_document
+    from . import ingest_document
 
     start = check_since(since)
     path = logs_path(logs_db)

@@ -29,9 +29,10 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from . import options, vindex
-from .api import SecondBrain, context_text
-from .store import DB_ERRORS, BrainError
+from .. import options
+from ..recall import vindex
+from ..api import SecondBrain, context_text
+from ..store import DB_ERRORS, BrainError
 
 INSTRUCTIONS = (
     "The user's personal second brain: their own notes, documents, code and chat logs, with "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .scrub_release import compiled
+from .release import compiled
 
 
 def personal(text: str, low: str, spans) -> None:

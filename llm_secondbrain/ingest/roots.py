@@ -14,12 +14,13 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from . import config, sources
-from .ingest import IngestReport, ingest_document
-from .store import Brain, now_iso
+from .. import config
+from . import sources
+from . import IngestReport, ingest_document
+from ..store import Brain, now_iso
 
 if TYPE_CHECKING:
-    from .api import SecondBrain
+    from ..api import SecondBrain
 
 # Keywords of an ingest call that describe one run, not the root.
 NOT_REPLAYED = {"stdin", "name", "on_file"}
@@ -172,7 +173,7 @@ def update(sb: "SecondBrain", paths: Iterable[str] | None = None, *, embed: bool
     """Replay every root (or those named) through `SecondBrain.ingest` with its remembered
     options, then embed what is pending once. A missing root is not ingested at all (ingest
     would remove its files as vanished); a root that fails is reported and the rest go on."""
-    from .api import SecondBrain
+    from ..api import SecondBrain
 
     known = all_roots(sb.brain)
     chosen = select(known, paths) if paths else known

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
 from . import sources
-from .config import Settings
+from ..config import Settings
 from .readers import Section
-from .scrub import RULES_VERSION, load_allow_patterns, scrub_report
-from .segment import segment
-from .store import Brain, ChunkRow
-from .wording import plural
+from ..scrub import RULES_VERSION, load_allow_patterns, scrub_report
+from ..segment import segment
+from ..store import Brain, ChunkRow
+from ..wording import plural
 
 
 @dataclass

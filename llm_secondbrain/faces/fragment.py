@@ -6,9 +6,9 @@ import sys
 
 import llm
 
-from . import config
-from .api import SecondBrain, context_text
-from .options import RecallOptions
+from .. import config
+from ..api import SecondBrain, context_text
+from ..options import RecallOptions
 
 FRAGMENT_K = 8
 TOOL_MAX_K = 20

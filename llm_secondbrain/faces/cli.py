@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from . import config
-from .options import click_options, from_click
-from .wording import plural
+from .. import config
+from ..options import click_options, from_click
+from ..wording import plural
 
 
 class BrainGroup(click.Group):
@@ -18,8 +18,8 @@ class BrainGroup(click.Group):
     traceback. ClickExceptions (usage errors, EmbedError) pass through as click shows them."""
 
     def invoke(self, ctx: click.Context):
-        from .sources import SourceError
-        from .store import DB_ERRORS, BrainError
+        from ..ingest.sources import SourceError
+        from ..store import DB_ERRORS, BrainError
 
         try:
             return super().invoke(ctx)
@@ -62,7 +62,7 @@ def json_option(fn):
 
 
 def _open(db_path: str | None, *, create: bool = False, settings: config.Settings | None = None):
-    from .api import SecondBrain
+    from ..api import SecondBrain
 
     return SecondBrain.open(create=create, settings=settings or config.load(db=db_path))
 
@@ -194,9 +194,9 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
         pbpaste | llm brain ingest - --name meeting-2026-03-01
         llm brain ingest --llm-logs
     """
-    from .ingest import IngestInterrupted
-    from .progress import Ticker
-    from .sources import check_target
+    from ..ingest import IngestInterrupted
+    from ..progress import Ticker
+    from ..ingest.sources import check_target
 
     if not paths and not llm_logs:
         raise _fail("say what to ingest: PATHS, - (standard input) or --llm-logs")
@@ -239,7 +239,7 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
         click.echo(f"{plural(embedding['pending'], 'chunk')} stored, embedding pending "
                    f"({embedding['error'].rstrip('.')}); run: llm brain embed", err=True)
     elif embedding.get("model"):
-        from .embed import EmbedReport
+        from ..embed import EmbedReport
 
         click.echo(EmbedReport(**embedding).summary(), err=True)
     click.echo(json.dumps(report.as_dict()) if as_json else report.summary())
@@ -325,7 +325,7 @@ def forget_cmd(paths, project, source, fact_ids, as_json, db_path):
         llm brain forget ~/notes/old-job
         llm brain forget --project scratch
     """
-    from .sources import resolve
+    from ..ingest.sources import resolve
 
     if fact_ids:
         if paths or project is not None or source is not None:
@@ -372,8 +372,8 @@ def scrub_cmd(file, report, strip_emails):
     Example:
         llm brain scrub ~/notes/servers.md --report
     """
-    from .ingest import allow_patterns
-    from .scrub import scrub_report
+    from ..ingest import allow_patterns
+    from ..scrub import scrub_report
 
     settings = config.load()
     if strip_emails is None:
@@ -440,7 +440,7 @@ def _path_filter(value: str) -> str:
     becomes the stored absolute path (a folder: everything under it); anything else is a glob."""
     import os
 
-    from .sources import resolve
+    from ..ingest.sources import resolve
 
     if any(ch in value for ch in "*?[") or not os.path.exists(value):
         return value
@@ -451,7 +451,7 @@ def _path_filter(value: str) -> str:
 def _looks_like_path(name: str) -> bool:
     """stdin sources are stored under their --name verbatim, and llm conversations under
     their citation; anything else is a filesystem path."""
-    from .llm_logs import PATH_PREFIX
+    from ..ingest.llm_logs import PATH_PREFIX
 
     if name.startswith(PATH_PREFIX):
         return False
@@ -608,7 +608,7 @@ def watch_cmd(paths, no_embed, debounce, db_path):
         import watchfiles  # noqa: F401  (the [watch] extra)
     except ImportError:
         raise _fail("llm brain watch needs the watch extra: llm install 'llm-secondbrain[watch]'") from None
-    from .roots import LLM_LOGS, all_roots, select
+    from ..ingest.roots import LLM_LOGS, all_roots, select
     from .watch import Watch, WatchError
 
     # a service manager stops us with SIGTERM: end as cleanly as on Ctrl-C

@@ -58,9 +58,9 @@ from collections import Counter
 from collections.abc import Sequence
 from urllib.parse import unquote
 
-from .scrub_release import NAME_PIECE, code_expression, encoded_sentence, in_code_position, module_attribute
-from .scrub_personal import bitlocker_key, personal
-from .scrub_tables import csv_cells, markdown_cells
+from .release import NAME_PIECE, code_expression, encoded_sentence, in_code_position, module_attribute
+from .personal import bitlocker_key, personal
+from .tables import csv_cells, markdown_cells
 
 # Bump when the rules change: brains remember the version they were filled with, and
 # chunks stored under older rules are scrubbed again.

@@ -15,7 +15,7 @@ import os
 from typing import TYPE_CHECKING, Iterable
 
 if TYPE_CHECKING:
-    from .api import SecondBrain
+    from ..api import SecondBrain
 
 K = 10
 ALL = "all"

@@ -42,8 +42,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from .options import DEFAULT_POOL, RecallOptions
-from .segment import title
+from ..options import DEFAULT_POOL, RecallOptions
+from ..segment import title
 
 DEFAULT_WEIGHTS = {"dense": 1.0, "lexical": 1.0}
 CLAIM_LEXICAL_WEIGHT = 1.0  # a stated claim (SciFact train: 0.6/1.0/1.5 -> 0.740/0.743/0.738)

@@ -175,7 +175,7 @@ def warm(conn, dim: int, table: str = "vec_chunks") -> DenseIndex | None:
 
 
 def _build(path: str, key: str, dim: int, table: str) -> None:
-    from .store import _raw_connect
+    from ..store import _raw_connect
 
     try:
         conn, _ = _raw_connect(path, None)

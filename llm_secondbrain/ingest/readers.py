@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from . import dates
+from .. import dates
 from .sources import Skip, decode
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from ..readers import Section
-from ..segment import title as first_line
+from ...segment import title as first_line
 from ..sources import Skip, decode
 
 
