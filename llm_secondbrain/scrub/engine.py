@@ -898,8 +898,9 @@ def _lower(text: str) -> str:
 # ---- private keys ---------------------------------------------------------------------------
 # (an OpenVPN static key, the shared secret behind tls-auth, comes in the same armour)
 _PEM_BEGIN = _lazy(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?|OpenVPN Static key V1)-----|---- BEGIN (SSH2 (?:ENCRYPTED )?PRIVATE KEY) ----")
-_PEM_BODY = _lazy(r"(?:\\[nr]|[A-Za-z0-9+/=:,\- \t\r\n]){0,20000}")
+_PEM_BODY = _lazy(r"(?:\\[nr]|[A-Za-z0-9+/=:,\- \t\r\n])*")
 _PEM_PLAIN = _lazy(r"[A-Za-z0-9+/=:,\- \t\r\n]*")  # _PEM_BODY without escaped newlines: one tight loop
+_PEM_JUDGED = 40000
 _PUTTY = _lazy(r"Private-Lines:\s*(\d+)[ \t]*(?:\\r|\r)?(?:\\n|\n)")
 _B64_LINE = _lazy(r"[ \t]*[A-Za-z0-9+/=]{4,}[ \t]*(?:\\r|\r)?(?:\\n|\n|$)")
 
@@ -932,10 +933,12 @@ def _private_keys(text: str, spans: _Spans) -> None:
         stop = ends.get(end_marker, -2)
         if stop != -1 and stop < start:
             stop = ends[end_marker] = text.find(end_marker, start)
-        if stop < 0 or stop - start > 40000:
-            # truncated paste: take the base64-looking lines that follow
-            stop = _PEM_PLAIN.match(text, start, start + 20000).end()
-            if stop < start + 20000 and text.startswith("\\", stop):
+        if stop < 0 or not _key_material(text[start:min(stop, start + _PEM_JUDGED)]):
+            # a truncated paste, or an END behind prose: take the base64-looking lines that
+            # follow, however many. (An armour that opens as key material is redacted whole to
+            # its END, however long: its first _PEM_JUDGED characters decide.)
+            stop = _PEM_PLAIN.match(text, start).end()
+            if text.startswith("\\", stop):
                 stop = _PEM_BODY.match(text, start).end()  # escaped newlines ("\\n"): the slower loop
             # give back trailing words of prose: stop at the last base64 line
             cut = text.rfind("\n\n", start, stop)
@@ -2920,31 +2923,37 @@ def _bounded(text: str, s: int, e: int) -> bool:
 # a copy this long, with a digit, is the secret even glued inside a longer word ('somSG.…where');
 # a shorter one, or one of letters only ('IAmSensitive' in 'IAmSensitiveBytes'), only as a whole token
 _GLUED_MIN = 12
-_MAX_PROPAGATED = 64  # distinct values searched for per document: one pass, linear time
 
 
 def _everywhere(text: str, items: list) -> list:
     """Add every other copy of each redacted value ("wifi password: X ... connect with X"): a whole
-    token, or any copy of a long one."""
-    kinds: dict[str, str] = {}
-    for s, e, k in items[:_MAX_PROPAGATED]:  # a bounded number of searches: linear in the text
+    token, or any copy of a long one. Every value is looked for, however many a document holds
+    (a mailbox, a long conversation): one Aho-Corasick pass over the text finds the copies of all
+    of them at once, so the cost stays linear where a search per value would not."""
+    values: dict[str, str] = {}
+    for s, e, k in items:
         v = text[s:e]
-        if text.find(v, e) < 0 and text.find(v, 0, s + len(v) - 1) < 0:
-            continue  # the only copy: the common case
-        if v not in kinds and _propagates(v):
-            kinds[v] = k
-    if not kinds:
+        if v not in values and _propagates(v):
+            values[v] = k
+    if not values:
         return items
+    import ahocorasick  # (C, linear time; imported only by a text that has a secret worth searching)
+
+    automaton = ahocorasick.Automaton()
+    for v in values:
+        automaton.add_word(v, v)
+    automaton.make_automaton()
     have = set(items)
     out = list(items)
-    for v, k in kinds.items():
+    for end, v in automaton.iter(text):
+        s, e = end + 1 - len(v), end + 1
+        span = (s, e, values[v])
+        if span in have:
+            continue
         glued = len(v) >= _GLUED_MIN and not v.isalpha() and _HAS_DIGIT.search(v) is not None
-        i = text.find(v)
-        while i >= 0:
-            span = (i, i + len(v), k)
-            if span not in have and (glued or _bounded(text, i, i + len(v))):
-                out.append(span)
-            i = text.find(v, i + len(v))
+        if glued or _bounded(text, s, e):
+            have.add(span)
+            out.append(span)
     return out
 
 
@@ -3004,15 +3013,23 @@ def _release(text: str, items: list, allow, counts) -> list:
     return kept
 
 
-def _redact(text: str, strip_emails: bool, allow, counts) -> str:
+def spans(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] | None = None,
+          counts: Counter | None = None) -> list[tuple[int, int, str]]:
+    """What scrubbing `text` replaces: sorted, non-overlapping (start, end, kind) spans, with
+    released values counted under "allowed" in `counts`. (`scrub.document` cuts one set of
+    spans, found over a whole document, back into the document's parts.)"""
     if not isinstance(text, str) or not text:
-        return text
+        return []
     items = _collect(text, strip_emails)
     if not items:
-        return text
+        return []
     items = _everywhere(text, items)
-    items = _release(text, _merge(items) if len(items) > 1 else items, allow, counts)
-    return _apply(text, items, counts) if items else text
+    return _release(text, _merge(items) if len(items) > 1 else items, allow, counts)
+
+
+def _redact(text: str, strip_emails: bool, allow, counts) -> str:
+    items = spans(text, strip_emails=strip_emails, allow=allow, counts=counts)
+    return apply(text, items, counts) if items else text
 
 
 
@@ -3034,7 +3051,8 @@ def _merge(items: list) -> list:
     return merged
 
 
-def _apply(text: str, merged: list, counts) -> str:
+def apply(text: str, merged: list, counts: Counter | None = None) -> str:
+    """Replace each span with its marker, counting the kinds in `counts`."""
     out = []
     last = 0
     for s, e, k in merged:
