@@ -19,15 +19,18 @@ __all__ = ["load_allow_patterns", "rules_identity", "scrub", "scrub_document", "
 
 @functools.lru_cache(maxsize=1)
 def rules_identity() -> str:
-    """What decides scrub's output, as one short string: a hash of this package's code (the
-    rules, the filters, the engine) and of the Unicode database that `str.lower()`, `\\w` and
+    """What decides scrub's output, as one short string: a hash of every file of this package (the
+    rules and their catalogue, the filters, the engine) and of the Unicode database that `str.lower()`, `\\w` and
     `isalnum()` read. A brain stores it with every file; any difference means the file was
     scrubbed by other rules and is read again. Computed, never typed: a hand-kept version
     number is forgotten exactly when it matters."""
     digest = hashlib.sha256(f"unicode {unicodedata.unidata_version}\n".encode())
-    folder = os.path.dirname(os.path.abspath(__file__))
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".py"):
-            with open(os.path.join(folder, name), "rb") as f:
-                digest.update(name.encode() + b"\0" + f.read() + b"\0")
+    root = os.path.dirname(os.path.abspath(__file__))
+    for folder, dirs, files in sorted(os.walk(root)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if not name.endswith((".pyc", ".pyo")):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as f:
+                    digest.update(os.path.relpath(path, root).encode() + b"\0" + f.read() + b"\0")
     return "rules-" + digest.hexdigest()[:16]
