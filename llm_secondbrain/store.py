@@ -246,9 +246,22 @@ def _m7_roots(db: sqlite_utils.Database) -> None:
         db["roots"].create({"path": str, "options": str, "ingested": str, "updated": str}, pk="path")
 
 
+def _m8_front_matter_read_again(db: sqlite_utils.Database) -> None:
+    """Markdown notes stored with their YAML front matter as text (before the reader took the
+    block apart: ingest/readers.front_matter) are read again by the next ingest or update:
+    their ledger entry forgets its size and hash, so the unchanged-file shortcut does not
+    apply. Chunks whose text comes out the same keep their vectors; the others (the first
+    chunk of each such note, and later ones where the packing shifts) are embedded again."""
+    db.execute(
+        "UPDATE files SET size = NULL, mtime_ns = NULL, content_sha = NULL "
+        "WHERE (lower(path) LIKE '%.md' OR lower(path) LIKE '%.markdown') "
+        "AND path IN (SELECT path FROM chunks WHERE text LIKE '---%')"
+    )
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
               _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts,
-              _m7_roots]
+              _m7_roots, _m8_front_matter_read_again]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -519,8 +532,8 @@ class Brain:
         Unchanged chunks keep their row (and vector); only their line span and labels are
         refreshed. The chunk rows and the ledger entry change in one transaction, so an
         interrupted ingest either did the whole file or nothing, and the next run picks up
-        where it stopped. `title` (default: the first chunk's first line) is indexed with
-        every chunk after the first.
+        where it stopped. `title` (default: the first chunk's first line, indexed with every
+        chunk after the first) is indexed with every chunk.
         """
         result = StageResult()
         created = now_iso()
@@ -528,7 +541,9 @@ class Brain:
         for chunk in chunks:
             wanted.setdefault(text_sha(chunk.text), chunk)
         head = title or (segment_title(chunks[0].text) if len(chunks) > 1 else None)
-        titles = {sha: (head if i else None) for i, sha in enumerate(wanted)}
+        # a title the format gave (front matter, a PDF's metadata) is not in the first chunk's
+        # text: that chunk is indexed with it too
+        titles = {sha: (head if i or title else None) for i, sha in enumerate(wanted)}
         table = self.db["chunks"]
         with self.write():
             existing = dict(

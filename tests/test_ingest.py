@@ -302,3 +302,30 @@ def test_later_chunks_are_found_by_their_notes_title(run, tmp_path, brain_path, 
     assert [r["title"] for r in after] == [None] + ["Rye levain"] * 3
     assert lexical("levain hydration")[0].startswith("Hydration stays")
     assert lexical("sourdough") == []
+
+
+def test_front_matter_is_metadata_not_text(run, tmp_path, brain_path):
+    """`title:` is the title (found by the lexical lane in every chunk, first included), dates
+    date the note, other keys are metadata scrubbed with their key as label; none of the block
+    is chunk text (so none is embedded), and the body's lines cite as in the file."""
+    notes = tmp_path / "vault" / "areas" / "kitchen"
+    notes.mkdir(parents=True)
+    (notes / "bread.md").write_text(
+        "---\nid: 20240301T1022\ntitle: Rye levain: a schedule\ncreated: 2024-03-01 10:22\n"
+        f"tags:\n  - baking\n  - rye\napi_key: {SECRETS['github']}\n---\n"
+        "Feed it twice a day with equal weights of flour and water.\n")
+    (notes / "plain.md").write_text("---\nlayout: post\n---\n")  # a block and nothing else
+    run("brain", "ingest", tmp_path / "vault", "--no-embed", "--db", brain_path)
+    rows = chunks(brain_path)
+    assert [r["text"] for r in rows] == ["Feed it twice a day with equal weights of flour and water."]
+    row = rows[0]
+    assert row["title"] == "Rye levain: a schedule" and row["line_start"] == 10
+    assert row["ts"].startswith("2024-03-01")
+    meta = json.loads(row["meta"])
+    assert meta["id"] == "20240301T1022" and meta["tags"] == "baking, rye"
+    assert SECRETS["github"] not in dump_brain(brain_path)
+    out = run("brain", "recall", "levain schedule", "--mode", "lexical", "--json", "--db", brain_path).output
+    hit = json.loads(out.splitlines()[0])
+    assert hit["citation"].endswith("bread.md:10")
+    assert run("brain", "recall", "levain", "--since", "2024-02-01", "--until", "2024-03-02",
+               "--mode", "lexical", "--json", "--db", brain_path).output.strip()

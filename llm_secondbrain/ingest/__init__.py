@@ -153,7 +153,9 @@ def _scrub_meta(meta: dict | None, settings: Settings, report: IngestReport) -> 
     clean = {}
     for key, value in meta.items():
         if isinstance(value, str):
-            value, counts = scrub_report(value, strip_emails=settings.strip_emails)
+            # with its key, which may be the label that makes it a secret (`api_key: ...`)
+            labelled, counts = scrub_report(f"{key}: {value}", strip_emails=settings.strip_emails)
+            value = labelled[len(key) + 2:] if labelled.startswith(f"{key}: ") else labelled
             report.redacted.update(counts)
         clean[key] = value
     return clean
