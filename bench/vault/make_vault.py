@@ -219,7 +219,7 @@ def stdlib_markdown(name: str) -> str:
         if not doc:
             continue
         try:
-            sig = str(inspect.signature(obj))
+            sig = re.sub(r" at 0x[0-9a-f]+", "", str(inspect.signature(obj)))  # no addresses
         except (TypeError, ValueError):
             sig = "(...)"
         parts.append(f"### `{attr}{sig if len(sig) < 90 else '(...)'}`\n\n{doc}")
