@@ -23,6 +23,7 @@ from typing import Iterable, Iterator
 import sqlite_utils
 
 from .scrub import RULES_VERSION
+from . import cjk
 from .segment import title as segment_title
 
 BUSY_TIMEOUT_S = 60.0
@@ -99,6 +100,7 @@ def _raw_connect(path: str, driver: str | None, *, immutable: bool = False):
 # 16 KB pages make writing them about a third cheaper than SQLite's default 4 KB.
 PAGE_SIZE = 16384
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+FTS_COLUMNS = ("text", "title", "cjk")  # what the lexical lane searches (cjk: see cjk.py)
 
 
 def _m1_seed_schema(db: sqlite_utils.Database) -> None:
@@ -259,9 +261,21 @@ def _m8_front_matter_read_again(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m9_cjk_characters(db: sqlite_utils.Database) -> None:
+    """`chunks.cjk`: the Chinese, Japanese and Korean characters of a chunk and its title as
+    tokens of their own (cjk.index_form), indexed beside the text, so CJK words and phrases
+    are found wherever they stand. NULL for other text. The index gains a column: rebuilt."""
+    if "cjk" not in db["chunks"].columns_dict:
+        db["chunks"].add_column("cjk", str)
+    updates = [(form, cid) for cid, text, head in db.execute("SELECT id, text, title FROM chunks")
+               if (form := cjk.index_form(text, head))]
+    db.conn.executemany("UPDATE chunks SET cjk = ? WHERE id = ?", updates)
+    _create_fts(db, FTS_COLUMNS)
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
               _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts,
-              _m7_roots, _m8_front_matter_read_again]
+              _m7_roots, _m8_front_matter_read_again, _m9_cjk_characters]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -558,6 +572,7 @@ class Brain:
                 labels = {
                     "line_start": chunk.line_start, "line_end": chunk.line_end, "project": project,
                     "source": source, "ts": chunk.ts or ts, "title": titles[sha],
+                    "cjk": cjk.index_form(chunk.text, titles[sha]),
                     "meta": json.dumps(chunk.meta, sort_keys=True) if chunk.meta else None,
                     # a kept chunk is this text under today's rules too
                     "scrub_version": RULES_VERSION,
@@ -638,7 +653,8 @@ class Brain:
                     # A title is a copy of the first line of its file's first chunk.
                     clean_head = scrub(head, strip_emails=strip_emails, allow=allow) if head else head
                     if clean_head != head:
-                        self.conn.execute("UPDATE chunks SET title = ? WHERE id = ?", (clean_head, cid))
+                        self.conn.execute("UPDATE chunks SET title = ?, cjk = ? WHERE id = ?",
+                                          (clean_head, cjk.index_form(text, clean_head), cid))
                         self._purge = True
                     clean = scrub(text, strip_emails=strip_emails, allow=allow)
                     if clean == text:
@@ -659,8 +675,8 @@ class Brain:
                     self._purge = True
                     self.conn.execute(
                         "UPDATE chunks SET text = ?, sha = ?, embedded = 0, embed_error = NULL, "
-                        "scrub_version = ? WHERE id = ?",
-                        (clean, sha, RULES_VERSION, cid),
+                        "scrub_version = ?, cjk = ? WHERE id = ?",
+                        (clean, sha, RULES_VERSION, cjk.index_form(clean, clean_head), cid),
                     )
                 if not rows:
                     for fid, text in self.conn.execute("SELECT id, text FROM facts").fetchall():

@@ -474,3 +474,26 @@ def test_chunk_size_follows_the_embedding_model():
     assert config.load({}).max_chars == config.DEFAULT_MAX_CHARS  # nomic-embed-text
     assert config.load({"SECONDBRAIN_EMBED_MODEL": "all-minilm",
                         "SECONDBRAIN_MAX_CHARS": "700"}).max_chars == 700
+
+
+def test_chinese_japanese_and_korean_are_found_by_words_and_phrases(run, tmp_path):
+    """A word inside a run of Han characters, kana or Hangul is found by the lexical lane, a
+    backticked CJK phrase by the literal lane; Latin words beside them as before."""
+    notes = write_notes(tmp_path / "n", {
+        "zh.md": "# caffeinate\n\n防止 Mac 进入休眠状态，直到命令结束：caffeinate -i make\n",
+        "zh2.md": "# pmset\n\n修改电源管理设置，例如显示电池状态。\n",
+        "ja.md": "# tar\n\nGNU tar は、アーカイブプログラムです。複数のファイルを格納します。\n",
+        "ko.md": "# 메모\n\n회의는 학교에서 열렸고 예산을 논의했습니다.\n",
+    })
+    run("brain", "ingest", notes, "--no-embed")
+
+    def top(query, *args):
+        out = run("brain", "recall", query, "--json", *args).output.splitlines()
+        return [json.loads(line)["path"].rsplit("/", 1)[1] for line in out]
+
+    assert top("休眠", "--mode", "lexical")[0] == "zh.md"  # inside the run 防止…休眠状态
+    assert top("电池状态怎么看", "--mode", "lexical")[0] == "zh2.md"
+    assert top("`进入休眠`")[0] == "zh.md"
+    assert top("アーカイブ", "--mode", "lexical") == ["ja.md"]
+    assert top("학교 예산", "--mode", "lexical") == ["ko.md"]  # 학교에서: a particle glued on
+    assert top("caffeinate 休眠")[0] == "zh.md"

@@ -130,3 +130,27 @@ def test_newer_schema_is_refused_clearly(brain_path):
     conn.close()
     with pytest.raises(store.BrainError, match="newer llm-secondbrain"):
         open_brain(brain_path)
+
+
+def test_a_brain_from_before_front_matter_and_cjk_upgrades(run, tmp_path, brain_path):
+    """Schema 7: front matter stored as text, CJK runs one token. Opening migrates (CJK found at
+    once); the next ingest reads the Markdown note again and drops the block from its text."""
+    notes = tmp_path / "n"
+    notes.mkdir()
+    (notes / "a.md").write_text("---\nid: 42\ntitle: Kettle\n---\nDescale the kettle monthly.\n")
+    (notes / "b.txt").write_text("防止进入休眠状态\n")
+    run("brain", "ingest", notes, "--no-embed")
+    conn = sqlite_utils.Database(brain_path)
+    store._create_fts(conn, ("text", "title"))
+    conn.execute("ALTER TABLE chunks DROP COLUMN cjk")
+    old = "---\nid: 42\ntitle: Kettle\n---\nDescale the kettle monthly."
+    conn.execute("UPDATE chunks SET text = ?, sha = ? WHERE path LIKE '%a.md'", [old, store.text_sha(old)])
+    conn.execute("PRAGMA user_version = 7")
+    conn.conn.commit()
+    conn.close()
+    brain = open_brain(brain_path)
+    assert brain.conn.execute("SELECT count(*) FROM fts_chunks WHERE fts_chunks MATCH '\"休\"'").fetchone()[0] == 1
+    brain.close()
+    run("brain", "ingest", notes, "--no-embed")
+    texts = [r[0] for r in sqlite3.connect(brain_path).execute("SELECT text FROM chunks ORDER BY path")]
+    assert texts == ["Descale the kettle monthly.", "防止进入休眠状态"]

@@ -12,7 +12,7 @@ from ..options import RecallOptions
 from ..segment import title
 from .query import (
     _WORD, _BACKTICKS, _phrase_fts, _phrase_needed, _prose_compound, code_spans,
-    content_words, fts_query, literal_terms,
+    content_words, fts_query, literal_terms, words as query_words,
 )
 
 LEXICAL_BUDGET = 10_000  # postings one lexical query may score (bounded_words)
@@ -98,7 +98,7 @@ def bounded_words(conn, text: str, budget: int = LEXICAL_BUDGET) -> str:
     big brain one very common word costs a scan of most of the index; such words carry little
     BM25 weight (idf), so leaving them out keeps the lane fast and barely moves its ranking.
     Small brains never reach the budget."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text) if w.strip("_")))
+    words = list(dict.fromkeys(w.lower() for w in query_words(text) if w.strip("_")))
     if len(words) < 2:
         return text
     conn.execute(

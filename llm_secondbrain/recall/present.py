@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..cjk import RUN
 from .query import _WORD, content_words, literal_terms
 
 STEM_CHARS = 5  # snippet: words match on their first letters (rebase, rebasing)
@@ -88,12 +89,15 @@ def snippet(text: str, patterns: Sequence[re.Pattern[str]], words: Sequence[str]
             index = text.count("\n", 0, m.start())
             return _window(lines[index], m.start() - (text.rfind("\n", 0, m.start()) + 1)), index
     stems = {w.lower()[:STEM_CHARS] for w in words if len(w) > 1}
+    chars = {w for w in words if len(w) == 1 and RUN.match(w)}  # CJK: one character a word
     best, index, at = 0, None, 0
     for i, line in enumerate(lines):
-        found = [m for m in _WORD.finditer(line) if m.group().lower()[:STEM_CHARS] in stems]
-        shared = len({m.group().lower()[:STEM_CHARS] for m in found})
+        found = [(m.start(), m.group().lower()[:STEM_CHARS]) for m in _WORD.finditer(line)
+                 if m.group().lower()[:STEM_CHARS] in stems]
+        found += [(line.find(ch), ch) for ch in chars if ch in line]
+        shared = len({key for _, key in found})
         if shared > best:
-            best, index, at = shared, i, found[0].start()
+            best, index, at = shared, i, min(found)[0]
     if index is None:
         index = next((i for i, line in enumerate(lines) if _WORD.search(line)), 0)
     return _window(lines[index], at), index

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..cjk import RUN as _CJK_RUN
+
 CLAIM_MIN_WORDS = 4
 NATURAL_MIN_WORDS = 6
 NATURAL_SHARE = 0.25
@@ -31,6 +33,19 @@ s t d ll m re ve don doesn didn isn aren wasn weren won wouldn shouldn couldn ca
 hva hvem hvor hvorfor hvordan hvilken hvilke hvilket når er var har det den de og i på til
 som med av for om jeg vi du meg oss min mitt mine vår vårt våre
 """.split())
+def words(text: str) -> list[str]:
+    """The words of `text` as the index has them: runs of letters and digits, with every
+    Chinese, Japanese or Korean character a word of its own (cjk.py)."""
+    out: list[str] = []
+    for word in _WORD.findall(text):
+        if _CJK_RUN.search(word):
+            out += [piece for part in re.split(f"({_CJK_RUN.pattern})", word) if part
+                    for piece in (list(part) if _CJK_RUN.fullmatch(part) else [part])]
+        else:
+            out.append(word)
+    return out
+
+
 QUESTION_OPENERS = frozenset("""
 what when where who whom whose which why how is are was were do does did can could should
 would will shall has have had may might must am isn aren wasn weren don doesn didn can't
@@ -43,7 +58,7 @@ def fts_query(query: str) -> str | None:
     """Every word quoted and OR-joined: no operator, column name or stray quote in the user's
     text can reach FTS5's query parser."""
     seen, terms = set(), []
-    for word in _WORD.findall(query):
+    for word in words(query):
         word = word.strip("_")
         key = word.lower()
         if not word or key in seen:
@@ -61,9 +76,9 @@ def content_words(query: str) -> str:
     their place (`autocomplete="off"`, `--dry-run`): there a function word is the token. A
     compound written as prose (`catch-all`) keeps one only inside its phrase."""
     code = {w.lower() for span in code_spans(query) if not _prose_compound(span, query)
-            for w in _WORD.findall(span)}
-    words = [w for w in _WORD.findall(query) if w.strip("_")]
-    kept = [w for w in words if w.lower() not in STOPWORDS or w.lower() in code]
+            for w in words(span)}
+    found = [w for w in words(query) if w.strip("_")]
+    kept = [w for w in found if w.lower() not in STOPWORDS or w.lower() in code]
     return " ".join(kept) if kept else query
 
 
@@ -74,7 +89,7 @@ def is_question(query: str) -> bool:
     text = query.strip()
     if not text:
         return False
-    if text.endswith("?"):
+    if text.endswith(("?", "？")):
         return True
     words = _WORD.findall(text.lower())
     return len(words) >= 3 and words[0] in QUESTION_OPENERS
@@ -235,16 +250,21 @@ def code_pattern(span: str) -> re.Pattern[str]:
         else:
             parts.append(re.escape(piece))
     body = "".join(parts)
-    head = r"(?<![\w])" if span[0].isalnum() or span[0] == "_" else ""
-    tail = r"(?![\w])" if span[-1].isalnum() or span[-1] == "_" else ""
+    # a word ends where a word character does not follow; CJK text has no such ends (cjk.py)
+    head = r"(?<![\w])" if _word_edge(span[0]) else ""
+    tail = r"(?![\w])" if _word_edge(span[-1]) else ""
     # smart case, as in vim and ripgrep: a capital letter means the case matters (-N is not -n)
     return re.compile(head + body + tail, 0 if any(ch.isupper() for ch in span) else re.I)
 
 
+def _word_edge(ch: str) -> bool:
+    return (ch.isalnum() or ch == "_") and not _CJK_RUN.match(ch)
+
+
 def _phrase_fts(span: str) -> str | None:
     """The span's words as one FTS5 phrase, stopwords kept (`rel="noopener"` -> "rel noopener")."""
-    words = [w for w in _WORD.findall(span) for w in w.split("_") if w]
-    return '"' + " ".join(words).replace('"', '""') + '"' if words else None
+    parts = [w for w in words(span) for w in w.split("_") if w]
+    return '"' + " ".join(parts).replace('"', '""') + '"' if parts else None
 
 
 _SEP_CLASS = r"[\s/\-._:#]"
