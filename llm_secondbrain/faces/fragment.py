@@ -21,7 +21,7 @@ def _search(query: str, options: RecallOptions):
         result = brain.search(query, options)
     for note in result.notes:
         _note(note)
-    result.hits = result.hits if result.relevant else []  # below the floor: nothing matches
+    result.hits = result.for_a_model()
     return result, settings
 
 

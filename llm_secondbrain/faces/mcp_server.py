@@ -125,6 +125,7 @@ class BrainServer:
 
     def recall(self, query: str, **values: Any) -> types.CallToolResult:
         result = self.brain.search(query, options.RecallOptions.build(**values))
+        result.hits = result.for_a_model()
         hits = [{"rank": rank, "citation": h.citation, "score": h.score, "project": h.project,
                  "source": h.source, "ts": h.ts, "text": h.text}
                 for rank, h in enumerate(result.hits, start=1)]

@@ -8,11 +8,12 @@ Three lanes feed one ranking:
   their meaning with the exact one, so neither of the other lanes can separate them reliably.
 Hybrid fuses dense and lexical scores after putting each lane on a common scale (z-scores over
 the lane's top `pool`, shifted so a chunk the lane did not find contributes 0); weighted RRF is
-kept as an option (`fusion="rrf"`). Fusion is per document (file, or file and ref): a
-document's best chunk carries its best score from each lane, so a title in one chunk and the
-answer in the next add up. Literal hits are ordered among themselves by that fused score, so the
-one that also answers the rest of the question comes first; an identifier-like token that more
-than LITERAL_MAX_FILES files hold (p53, CD4) is a term, not an identifier, and is not promoted.
+kept as an option (`fusion="rrf"`). Each chunk is scored on its own evidence, so a note is as
+good as its best passage: a 25 KB note no longer adds the meaning of one part to the words of
+another (the note's title is indexed with every chunk, so a paragraph deep in it still matches
+its subject). Literal hits are ordered among themselves by that fused score, so the one that
+also answers the rest of the question comes first; an identifier-like token that more than
+LITERAL_MAX_FILES files hold (p53, CD4) is a term, not an identifier, and is not promoted.
 
 How much the lexical lane counts depends on the query (`adaptive_weights`):
 - a natural-language question ("what did we decide about invoicing?") is matched by the words it
@@ -27,20 +28,23 @@ How much the lexical lane counts depends on the query (`adaptive_weights`):
   by the abstracts that disagree with it as much as by the one that answers it (SciFact train:
   0.731 -> 0.743 nDCG@10 over the rules below; a claim with a code-like term used to take
   the code rule's weight 3.0, and its rare terms' holders went first);
-- anything else (keywords, a title, a phrase) fuses both lanes with equal weight, more for
-  keywords with code: there a shared rare word is real evidence.
+- a statement or keywords with code (a flag, a dotted or snake_case name, a backticked span;
+  not a product name such as GitHub written in a sentence) or with a token the brain holds
+  rarely lean on words (`CODE_LEXICAL_WEIGHT`): there a shared rare word is real evidence;
+- other prose leans on meaning, keywords weigh both lanes equally.
 Function words are dropped from the lexical query (`content_words`): in a small personal brain
 "what", "did" and "about" are rare enough to outscore the words that matter.
 
 The package, one job per module: query (what the query is, its code-like spans and identifiers),
 lanes (dense, lexical, literal; filters; documents), fusion (the rules, z-score, RRF, promotion,
-the per-note cap), floor (relevance), present (hits, snippets), vindex (the in-memory vectors),
+the per-note cap), floor (relevance on the brain's own scale, and where a model's passages
+stop), present (hits, snippets), vindex (the in-memory vectors),
 stale (hits whose file changed). `recall()` below drives them.
 """
 from __future__ import annotations
 
 from ..options import RecallOptions
-from .floor import DENSE_FLOOR, relevant
+from .floor import FLOOR_SD, NAME_FLOOR_SD, relevant, tail
 from .fusion import (
     CLAIM_LEXICAL_WEIGHT, CODE_LEXICAL_WEIGHT, DEFAULT_WEIGHTS, FUSION_RULES, LITERAL_BONUS,
     PROSE_LEXICAL_WEIGHT, QUESTION_LEXICAL_WEIGHT, adaptive_weights, per_note, promote, rrf, zscore,
@@ -56,7 +60,7 @@ from .query import (
 )
 
 __all__ = [
-    "CLAIM_LEXICAL_WEIGHT", "CODE_LEXICAL_WEIGHT", "DEFAULT_WEIGHTS", "DENSE_FLOOR", "FUSION_RULES",
+    "CLAIM_LEXICAL_WEIGHT", "CODE_LEXICAL_WEIGHT", "DEFAULT_WEIGHTS", "FLOOR_SD", "FUSION_RULES", "NAME_FLOOR_SD",
     "LEXICAL_BUDGET", "LITERAL_BONUS", "LITERAL_MAX_FILES", "LITERAL_POOL", "PROSE_LEXICAL_WEIGHT",
     "QUESTION_LEXICAL_WEIGHT", "SCALES", "STOPWORDS", "Evidence", "Filters", "Hit", "RecallResult",
     "adaptive_weights", "bounded_words", "code_pattern", "code_spans", "content_words", "dense",
@@ -76,10 +80,11 @@ def recall(conn, query: str, options: RecallOptions | None = None,
     term of the query come first (`promote`); at most `per_note` chunks of one note are kept."""
     options = options or RecallOptions()
     filters = Filters.of(options)
+    holders = literal(conn, query, filters)
     if options.lexical_weight is not None:
         weights, why = {**DEFAULT_WEIGHTS, "lexical": options.lexical_weight}, "weights given"
     else:
-        weights, why = adaptive_weights(query)
+        weights, why = adaptive_weights(query, token=bool(holders))
     lanes, used = _lanes(conn, query, options, query_vector, filters)
     ids = [cid for found in lanes.values() for cid, _ in found]
     if used in ("dense", "lexical"):
@@ -90,18 +95,22 @@ def recall(conn, query: str, options: RecallOptions | None = None,
             fused = rrf({lane: [cid for cid, _ in found] for lane, found in lanes.items()},
                         options.rrf_k, weights)
         else:
-            fused = zscore(lanes, weights, options.pool, groups=documents(conn, ids))
+            groups = documents(conn, ids)
+            fused = zscore(lanes, weights, options.pool, groups=groups)
         # ties (a chunk found only below both pools) keep the better lane rank
         scored = sorted(fused.items(), key=lambda kv: (-kv[1]["score"], min(kv[1]["ranks"].values())))
-    holders = literal(conn, query, filters)
     # In a claim the rare term is its subject (abstracts that disagree hold it too): where the
     # lexical lane weighs it with the claim's other words, it decides nothing alone. Dense alone
     # weighs no word, so there the literal lane still speaks for it.
     if "lexical" not in lanes or not is_claim(query):
         scored = promote(scored, holders, by_title=not is_natural(query))
     scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
-    result = RecallResult(_hits(conn, scored[:options.k], query), used,
-                          relevant=relevant(conn, query, lanes, holders, filters))
+    hits = _hits(conn, scored[:options.k], query)
+    result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, holders, filters))
+    if result.relevant:
+        cosine, words = dict(lanes.get("dense", [])), dict(lanes.get("lexical", []))
+        result.strong = tail(conn, query, [cosine.get(h.id) for h in hits],
+                             [words.get(h.id) for h in hits], [h.id in holders for h in hits])
     result.scale = SCALES["rrf" if used == "hybrid" and options.fusion == "rrf" else used]
     if used == "hybrid":
         result.weights = weights

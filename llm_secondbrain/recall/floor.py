@@ -1,31 +1,185 @@
-"""The relevance floor: does any hit say something about the query ("nothing matches")?"""
+"""The relevance floor: does any hit say something about the query ("nothing matches")? And
+where, below the top hit, do the passages stop being about it?
+
+A raw cosine means different things under different models (all-MiniLM-L6-v2 puts two random
+passages of a notes collection at 0.10 +- 0.12, the tests' bag-of-words stub at 0.23 +- 0.04 on
+six short notes), so the floor is read on the brain's own scale: the mean and the standard
+deviation of the cosine between passages of the brain picked evenly over it (`scale`, a fixed
+sample of NULL_SAMPLE vectors, kept per brain and vector version). The best passage must stand
+FLOOR_SD of those deviations above that mean.
+
+Meaning alone cannot separate every unanswerable question: under MiniLM the best passage for
+"How do I roll back a Kubernetes deployment?" in notes that never mention Kubernetes stands as
+high as that of a paraphrased question with an answer. What separates them is a name the brain
+has never seen (`foreign_names`: written with capitals or in a code span, and in no passage):
+such a question needs NAME_FLOOR_SD, which only a near restatement of a passage reaches.
+Measured with MiniLM at FLOOR_SD 1.5 (bench/bench_kinds.py): jbranchaud-til 22 of 25
+negatives get nothing, no answerable question does; the bench vault 12 of 20 and 3 of 88;
+tldr-zh 6 of 8. A rare token the literal lane found (an identifier, a flag, not a product name
+written in a sentence) is relevant in every mode, and so is a passage holding every content
+word of the query.
+
+With words only (`--mode lexical`, no vectors) a query that names something the brain never
+mentions gets nothing, and otherwise one of the lexical lane's best passages must hold
+LEXICAL_COVER of the query's weight (each word weighted by its inverse document frequency, so
+a rare word counts for more than a common one).
+"""
 from __future__ import annotations
 
-from .lanes import Filters, _filtered
-from .query import MAX_QUERY_TERMS, content_words
+import math
+import os
+import threading
 
-# all-MiniLM-L6-v2: the best cosine below which no hit is about the query (chosen on a negative
-# set: SciFact queries against personal notes and the reverse; see bench/bench_til.py)
-DENSE_FLOOR = 0.30
+from .lanes import Filters, _filtered
+from .query import MAX_QUERY_TERMS, _bare_name, content_words, literal_terms, names, words
+
+NULL_SAMPLE = 256  # vectors sampled to learn the brain's scale (pairs: about 32,000)
+FLOOR_SD = 1.5  # the best passage, in deviations above the mean of random pairs
+NAME_FLOOR_SD = 4.5  # ... when the query names something the brain never mentions
+TAIL_SD = 2.0  # a model is given passages down to this far below the top one
+LEXICAL_COVER = 0.4  # words only: the share of the query's weight one passage must hold
+COVER_DEPTH = 10  # ... looked for among the lexical lane's best this many
+
+_scales: dict[tuple[str, str], tuple[float, float]] = {}
+_lock = threading.Lock()
+
+
+def scale(conn) -> tuple[float, float] | None:
+    """(mean, standard deviation) of the cosine between two passages of this brain picked at
+    random, under the model its vectors come from; None without vectors. The sample is the
+    same for a given brain (ids spread evenly by a fixed stride), so a query's verdict does
+    not change from one run to the next."""
+    from .vindex import version
+
+    key = (_db_path(conn), version(conn))
+    with _lock:
+        if key in _scales:
+            return _scales[key]
+    row = conn.execute("SELECT min(id), max(id) FROM chunks WHERE embedded = 1").fetchone()
+    if not row or row[0] is None:
+        return None
+    low, high = row
+    step = max(1, (high - low + 1) // NULL_SAMPLE)
+    ids = list(range(low, high + 1, step))[:NULL_SAMPLE]  # evenly over the brain, every time
+    import numpy as np
+
+    blobs = []
+    for i in range(0, len(ids), 500):
+        part = ids[i:i + 500]
+        blobs += [b for (b,) in conn.execute(
+            f"SELECT embedding FROM vec_chunks WHERE rowid IN ({','.join('?' * len(part))})", part)]
+    if len(blobs) < 3:  # no spread to read yet
+        return None
+    dim = len(blobs[0]) // 4
+    sample = np.frombuffer(b"".join(b for b in blobs if len(b) == dim * 4),
+                           np.float32).reshape(-1, dim)
+    pairs = (sample @ sample.T)[np.triu_indices(len(sample), 1)]
+    found = (float(pairs.mean()), float(pairs.std()) or 1.0)
+    with _lock:
+        _scales[key] = found
+    return found
+
+
+def _db_path(conn) -> str:
+    for _, name, path in conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return os.path.realpath(path) if path else f"memory:{id(conn)}"
+    return ""
+
+
+def _document_frequency(conn, word: str, cap: int = 5000) -> int:
+    term = '"' + word.replace('"', '""') + '"'
+    return conn.execute("SELECT count(*) FROM (SELECT 1 FROM fts_chunks WHERE fts_chunks MATCH ? "
+                        "LIMIT ?)", (term, cap)).fetchone()[0]
+
+
+def foreign_names(conn, query: str) -> list[str]:
+    """Names in the query (`names`: written with capitals, or in a code span) that no passage
+    of the brain holds, as the word index reads them."""
+    out = []
+    for name in names(query):
+        if not conn.execute("SELECT 1 FROM fts_chunks WHERE fts_chunks MATCH ? LIMIT 1",
+                            ('"' + name.replace('"', '""') + '"',)).fetchone():
+            out.append(name)
+    return out
+
+
+def coverage(conn, query: str, ids: list[int]) -> float:
+    """The largest share of the query's content-word weight (idf) that one of `ids` holds."""
+    terms = list(dict.fromkeys(w.lower() for w in words(content_words(query)) if w.strip("_")))
+    terms = terms[:MAX_QUERY_TERMS]
+    if not terms or not ids:
+        return 0.0
+    total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0] or 1
+    held = {cid: 0.0 for cid in ids}
+    weight = 0.0
+    marks = ",".join("?" * len(ids))
+    for term in terms:
+        df = _document_frequency(conn, term)
+        idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
+        weight += idf
+        if df:
+            for (cid,) in conn.execute(f"SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ? AND "
+                                       f"rowid IN ({marks})", ['"' + term.replace('"', '""') + '"', *ids]):
+                held[cid] += idf
+    return max(held.values()) / weight if weight else 0.0
+
+
+def dense_floor(conn, query: str) -> float | None:
+    """The cosine the best passage must reach for this query in this brain, or None without
+    vectors."""
+    found = scale(conn)
+    if found is None:
+        return None
+    mean, sd = found
+    return mean + (NAME_FLOOR_SD if foreign_names(conn, query) else FLOOR_SD) * sd
 
 
 def relevant(conn, query: str, lanes: dict[str, list[tuple[int, float]]], holders: dict,
              filters: Filters | None = None) -> bool:
-    """Does any hit clear the relevance floor? A literal term found does, and so does a chunk
-    holding every content word of the query. Otherwise, with meaning available, the best
-    cosine must reach DENSE_FLOOR: unrelated text shares some common words with almost any
-    query, so a partial lexical match proves nothing. Without meaning any lexical match counts
-    (a lexical search cannot tell more)."""
-    if holders:
+    """Does any hit clear the relevance floor? A rare token the literal lane found does, and so
+    does a passage holding every content word of the query. Otherwise with meaning the best
+    cosine must clear `dense_floor`; with words only, `coverage` must reach LEXICAL_COVER and
+    the query must name nothing the brain has never seen."""
+    if holders and any(not _bare_name(term, query) for term, _, _ in literal_terms(query)):
         return True
-    if "dense" in lanes and lanes["dense"] and lanes["dense"][0][1] >= DENSE_FLOOR:
+    lexical = [cid for cid, _ in lanes.get("lexical", [])[:COVER_DEPTH]]
+    dense = lanes.get("dense")
+    if dense:
+        floor = dense_floor(conn, query)
+        if floor is None or dense[0][1] >= floor:  # a brain of one or two passages: no scale yet
+            return True
+    if _holds_every_word(conn, query, filters):
         return True
-    words = list(dict.fromkeys(w.lower() for w in content_words(query).split()))[:MAX_QUERY_TERMS]
-    if "dense" not in lanes:
-        return bool(lanes.get("lexical"))
-    if not words:
+    if "dense" in lanes:
         return False
-    match = " AND ".join('"' + w.replace('"', '""') + '"' for w in words)
+    return bool(lexical) and not foreign_names(conn, query) and coverage(conn, query, lexical) >= LEXICAL_COVER
+
+
+def _holds_every_word(conn, query: str, filters: Filters | None) -> bool:
+    found = list(dict.fromkeys(w.lower() for w in words(content_words(query)) if w.strip("_")))
+    if not found:
+        return False
+    match = " AND ".join('"' + w.replace('"', '""') + '"' for w in found[:MAX_QUERY_TERMS])
     sql, params = _filtered("SELECT 1 FROM fts_chunks JOIN chunks c ON c.id = fts_chunks.rowid "
                             "WHERE fts_chunks MATCH ?", filters, [match])
     return conn.execute(sql + " LIMIT 1", params).fetchone() is not None
+
+
+def tail(conn, query: str, cosines: list[float | None], lexical: list[float | None],
+         holders: list[bool]) -> int:
+    """How many of the hits (in rank order) a model is given. When the literal lane found a
+    rare token, its holders: the rest only share words or meaning with it. Otherwise the hits
+    down to the first one far below the top: with meaning, a cosine below the floor or TAIL_SD
+    deviations below the top hit's; with words only, a BM25 score under half the top's."""
+    if any(holders):
+        return next((i for i, held in enumerate(holders) if not held), len(holders))
+    found = scale(conn) if any(c is not None for c in cosines) else None
+    if found is None:
+        top = lexical[0] if lexical and lexical[0] else None
+        if top is None:
+            return len(lexical)
+        return next((i for i, s in enumerate(lexical) if s is None or s < top / 2), len(lexical))
+    top = next((c for c in cosines if c is not None), None)
+    bar = max(dense_floor(conn, query) or -1.0, top - TAIL_SD * found[1])
+    return next((i for i, c in enumerate(cosines) if i and (c is None or c < bar)), len(cosines))

@@ -72,8 +72,15 @@ class RecallResult:
     fusion: str | None = None  # hybrid: "zscore" or "rrf"
     why: str | None = None  # hybrid: why these weights (the fusion rule that applied)
     relevant: bool = True  # False: no hit clears the relevance floor ("nothing matches")
+    strong: int = 0  # the leading hits near the top one (floor.tail): what a model is given
     scale: str = ""  # what the scores are: SCALES[...]
     stale: set[int] = field(default_factory=set)  # hits whose file changed since it was ingested
+
+    def for_a_model(self) -> list[Hit]:
+        """The hits a model is given (fragment, tool, MCP): none below the floor ("nothing
+        matches"), and above it none far below the top one (`strong`): a prompt padded with
+        unrelated passages invites the model to use them."""
+        return self.hits[:self.strong] if self.relevant else []
 
 
 

@@ -83,6 +83,26 @@ def content_words(query: str) -> str:
 
 
 
+def names(query: str) -> list[str]:
+    """The words the query writes as names, as the word index reads them: with a capital past
+    their first letter (GraphQL, CUDA, gRPC), capitalised anywhere but at the start of a
+    sentence (Kubernetes, Redis; in a query with CJK text, where sentences have no capitals,
+    anywhere), or inside a code span (`kubectl rollout`). Function words are not names."""
+    spans = {w.lower() for span in code_spans(query) if not _prose_compound(span, query)
+             for w in words(span)}
+    cjk = bool(_CJK_RUN.search(query))
+    out = []
+    for m in _WORD.finditer(query):
+        for word in words(m.group()):
+            if len(word) < 2 or _CJK_RUN.match(word) or word.isdigit() or word.lower() in STOPWORDS:
+                continue
+            opens = not query[:m.start()].strip() or query[:m.start()].rstrip()[-1] in ".!?。！？"
+            if (any(ch.isupper() for ch in word[1:]) or word.lower() in spans
+                    or (word[0].isupper() and (cjk or not opens))):
+                out.append(word)
+    return list(dict.fromkeys(out))
+
+
 def is_question(query: str) -> bool:
     """A natural-language question: ends with '?' or opens with a question word or auxiliary
     ("what did we decide", "how do I", "is the VPN down")."""
@@ -123,12 +143,14 @@ class Evidence:
     question: bool  # a question (is_question)
     claim: bool  # a statement ending with a full stop (is_claim)
     natural: bool  # a question or a request in words (is_natural)
-    code: bool  # it holds a code-like span (code_spans)
+    code: bool  # code (code_spans, a bare name aside) or a token the brain holds rarely
 
     @classmethod
-    def of(cls, query: str) -> "Evidence":
+    def of(cls, query: str, token: bool = False) -> "Evidence":
+        code = token or any(not _bare_name(span, query) and not _prose_compound(span, query)
+                            for span in code_spans(query))
         return cls(question=is_question(query), claim=is_claim(query), natural=is_natural(query),
-                   code=bool(code_spans(query)))
+                   code=code)
 
     def holds(self, flags: tuple[str, ...]) -> bool:
         return all(getattr(self, f.lstrip("!")) != f.startswith("!") for f in flags)
@@ -142,8 +164,11 @@ def _is_identifier(token: str) -> bool:
     has_alpha = any(ch.isalpha() for ch in token)
     if has_digit:
         return has_alpha or bool(_SEP.search(token))
-    # snake_case and SCREAMING_CASE names: ERR_SSL_PROTOCOL_ERROR, max_chars
-    return "_" in token.strip("_") and len(token) >= 5
+    # snake_case and SCREAMING_CASE names (ERR_SSL_PROTOCOL_ERROR, max_chars) and a word in
+    # capitals people type as a name (ENOENT, SIGTERM, PYTHONPATH): the literal lane promotes
+    # it only where few notes hold it, so HTTP or JSON stays a word
+    return ("_" in token.strip("_") and len(token) >= 5) or (
+        len(token) >= 4 and token.isalpha() and token.isupper())
 
 
 def _code_letters(token: str) -> bool:
@@ -203,6 +228,13 @@ def _code_like(token: str) -> bool:
     if _CAMEL.search(token) or _CODE_CHARS.search(token):
         return True
     return any(ch.isdigit() for ch in token) and any(ch.isalpha() for ch in token)
+
+
+def _bare_name(span: str, query: str) -> bool:
+    """A word with capitals inside, written as prose (GitHub, PostgreSQL, PyYAML, iOS; not in
+    backticks): code-like by shape, but in a sentence it names a product, and unless the brain
+    holds it rarely (then the literal lane finds it) it says nothing about code."""
+    return span.isalpha() and f"`{span}`" not in query and span != span.lower()
 
 
 def _prose_compound(span: str, query: str) -> bool:
