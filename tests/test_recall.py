@@ -447,8 +447,17 @@ def test_eval_scores_golden_queries(run, invoices, tmp_path):
     report = json.loads(run("brain", "eval", golden, "--json").output)
     assert set(report["modes"]) == {"hybrid", "dense", "lexical"}
     assert report["modes"]["hybrid"]["exact"]["nDCG@10"] == 1.0
+    negatives = tmp_path / "negatives.jsonl"
+    negatives.write_text('{"id": "n1", "query": "How do I roll back a Kubernetes deployment?"}\n')
+    out = run("brain", "eval", golden, "--negatives", negatives, "--mode", "hybrid",
+              "--project", "inv", "--path", "*/inv/exact-*").output
+    assert "hybrid: 1 of 1 unanswerable questions got nothing" in out
+    assert "| hybrid | all | 3 | 0.667" in out  # --path leaves bank.md out
     golden.write_text('{"query": "x"}\n')
     result = run("brain", "eval", golden, ok=False)
+    assert result.exit_code == 1 and "line 1" in result.output
+    negatives.write_text('{"query": "x", "answers": ["a.md"]}\n')
+    result = run("brain", "eval", golden, "--negatives", negatives, ok=False)
     assert result.exit_code == 1 and "line 1" in result.output
 
 

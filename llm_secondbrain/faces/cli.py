@@ -639,26 +639,36 @@ def watch_cmd(paths, no_embed, debounce, db_path):
 @click.argument("queries_file", metavar="QUERIES.jsonl", type=click.File("r", encoding="utf-8"))
 @click.option("--mode", "modes", multiple=True, type=click.Choice(["hybrid", "dense", "lexical"]),
               help="Score this mode (repeatable; default: all three)")
+@click.option("--negatives", "negatives_file", type=click.File("r", encoding="utf-8"),
+              metavar="NEGATIVES.jsonl", help="Questions the brain cannot answer: count those that get nothing")
+@click.option("--project", help="Search only chunks of this project")
+@click.option("--source", help="Search only chunks of this source (files, stdin, llm, ...)")
+@click.option("--path", help="Search only chunks whose file path matches this glob (or is under this folder)")
 @click.option("--per-query", is_flag=True, help="With --json: every query's figures and top notes too")
 @json_option
 @db_option
-def eval_cmd(queries_file, modes, per_query, as_json, db_path):
+def eval_cmd(queries_file, modes, negatives_file, project, source, path, per_query, as_json, db_path):
     """Score recall on your own golden queries: hit@1, MRR@10, nDCG@10, recall@10 per mode.
 
     QUERIES.jsonl holds one {"id", "query", "answers": [paths], "class"} per line (class is
     optional). Hits are ranked by note; an answer matches a stored path that ends with it.
+    NEGATIVES.jsonl holds questions nothing answers ({"id", "query"}); each should get
+    "nothing matches". --project, --source and --path narrow every search, as for recall.
 
     \b
     Example:
-        llm brain eval golden.jsonl --mode hybrid --json
+        llm brain eval golden.jsonl --negatives unanswerable.jsonl --project notes --mode hybrid
     """
     from .evaluate import evaluate, read_queries, table
 
     queries = read_queries(queries_file)
+    negatives = read_queries(negatives_file, negatives=True) if negatives_file else []
     if not queries:
         raise _fail("no queries in the file")
+    filters = {"project": project, "source": source, "path": _path_filter(path) if path else None}
     with _open(db_path) as sb:
-        report = evaluate(sb, queries, modes or ("hybrid", "dense", "lexical"))
+        report = evaluate(sb, queries, modes or ("hybrid", "dense", "lexical"),
+                          negatives=negatives, filters=filters)
     if not per_query:
         report.pop("queries")
     click.echo(json.dumps(report, indent=2) if as_json else table(report))

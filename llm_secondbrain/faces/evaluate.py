@@ -22,9 +22,10 @@ ALL = "all"
 METRICS = ("hit@1", "MRR@10", "nDCG@10", "recall@10")
 
 
-def read_queries(lines: Iterable[str]) -> list[dict]:
+def read_queries(lines: Iterable[str], negatives: bool = False) -> list[dict]:
     """Parse a golden file's lines; a malformed line is a ValueError naming its line number,
-    so a typo in a hand-written file is found at once."""
+    so a typo in a hand-written file is found at once. `negatives`: a file of questions the
+    brain cannot answer (`answers` empty or absent)."""
     out = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -36,7 +37,11 @@ def read_queries(lines: Iterable[str]) -> list[dict]:
         if not isinstance(row, dict) or not isinstance(row.get("query"), str) or not row["query"].strip():
             raise ValueError(f"line {number}: needs a \"query\" string")
         answers = row.get("answers")
-        if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
+        if negatives:
+            if answers:
+                raise ValueError(f"line {number}: a negative has no \"answers\"")
+            answers = []
+        elif not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
             raise ValueError(f"line {number}: needs \"answers\", a list of paths")
         out.append({"id": str(row.get("id", number)), "query": row["query"], "answers": answers,
                     "class": str(row.get("class") or ALL)})
@@ -92,15 +97,20 @@ def aggregate(scored: list[tuple[str, dict[str, float]]]) -> dict[str, dict]:
             for cls, rows in groups.items()}
 
 
-def evaluate(sb: "SecondBrain", queries: list[dict], modes: Iterable[str]) -> dict:
+def evaluate(sb: "SecondBrain", queries: list[dict], modes: Iterable[str], *,
+             negatives: list[dict] = (), filters: dict | None = None) -> dict:
     """Score every mode on `queries`: {"modes": {mode: {class: metrics}}, "queries": {mode:
     [{id, class, top, ...metrics}]}}. Each query asks for one chunk per note, so the ten hits
-    are the ten best notes at their best chunks - the README's collapse, done by recall."""
+    are the ten best notes at their best chunks - the README's collapse, done by recall.
+    `filters` (project, path, source) narrow every search as they narrow recall. With
+    `negatives`, "negatives": {mode: {"n", "nothing", "answered": [ids]}}: how many questions
+    the brain cannot answer got "nothing matches", and which did not."""
+    filters = {k: v for k, v in (filters or {}).items() if v is not None}
     out: dict = {"modes": {}, "queries": {}}
     for mode in modes:
         rows, scored = [], []
         for q in queries:
-            result = sb.search(q["query"], mode=mode, k=K, per_note=1)
+            result = sb.search(q["query"], mode=mode, k=K, per_note=1, **filters)
             notes = collapse_to_notes(h.path for h in result.hits)
             metrics = score_one(notes, q["answers"])
             scored.append((q["class"], metrics))
@@ -108,6 +118,11 @@ def evaluate(sb: "SecondBrain", queries: list[dict], modes: Iterable[str]) -> di
                          "relevant": result.relevant, "top": notes[:3], **metrics})
         out["modes"][mode] = aggregate(scored)
         out["queries"][mode] = rows
+        if negatives:
+            answered = [q["id"] for q in negatives
+                        if (r := sb.search(q["query"], mode=mode, k=K, **filters)).relevant and r.hits]
+            out.setdefault("negatives", {})[mode] = {
+                "n": len(negatives), "nothing": len(negatives) - len(answered), "answered": answered}
     return out
 
 
@@ -121,4 +136,7 @@ def table(report: dict) -> str:
             row = classes[cls]
             lines.append(f"| {mode} | {cls} | {row['n']} | "
                          + " | ".join(f"{row[m]:.3f}" for m in METRICS) + " |")
+    for mode, neg in report.get("negatives", {}).items():
+        lines.append(f"{mode}: {neg['nothing']} of {neg['n']} unanswerable questions got nothing"
+                     + (f" (answered: {', '.join(neg['answered'])})" if neg["answered"] else ""))
     return "\n".join(lines)
