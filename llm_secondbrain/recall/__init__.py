@@ -85,7 +85,7 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         weights, why = {**DEFAULT_WEIGHTS, "lexical": options.lexical_weight}, "weights given"
     else:
         weights, why = adaptive_weights(query, token=bool(holders))
-    lanes, used = _lanes(conn, query, options, query_vector, filters)
+    lanes, used, cosines = _lanes(conn, query, options, query_vector, filters)
     ids = [cid for found in lanes.values() for cid, _ in found]
     if used in ("dense", "lexical"):
         scored = [(cid, {"score": score, "ranks": {used: r}, "contributions": {}})
@@ -106,10 +106,10 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         scored = promote(scored, holders, by_title=not is_natural(query))
     scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
     hits = _hits(conn, scored[:options.k], query)
-    result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, holders, filters))
+    result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, cosines, holders, filters))
     if result.relevant:
-        cosine, words = dict(lanes.get("dense", [])), dict(lanes.get("lexical", []))
-        result.strong = tail(conn, query, [cosine.get(h.id) for h in hits],
+        words = dict(lanes.get("lexical", []))
+        result.strong = tail(conn, query, [cosines.get(h.id) for h in hits],
                              [words.get(h.id) for h in hits], [h.id in holders for h in hits])
     result.scale = SCALES["rrf" if used == "hybrid" and options.fusion == "rrf" else used]
     if used == "hybrid":

@@ -135,19 +135,19 @@ def dense_floor(conn, query: str) -> float | None:
     return mean + (NAME_FLOOR_SD if foreign_names(conn, query) else FLOOR_SD) * sd
 
 
-def relevant(conn, query: str, lanes: dict[str, list[tuple[int, float]]], holders: dict,
-             filters: Filters | None = None) -> bool:
+def relevant(conn, query: str, lanes: dict[str, list[tuple[int, float]]], cosines: dict[int, float],
+             holders: dict, filters: Filters | None = None) -> bool:
     """Does any hit clear the relevance floor? A rare token the literal lane found does, and so
     does a passage holding every content word of the query. Otherwise with meaning the best
-    cosine must clear `dense_floor`; with words only, `coverage` must reach LEXICAL_COVER and
-    the query must name nothing the brain has never seen."""
+    cosine (`cosines`: each dense hit's own) must clear `dense_floor`; with words only,
+    `coverage` must reach LEXICAL_COVER and the query must name nothing the brain has never
+    seen."""
     if holders and any(not _bare_name(term, query) for term, _, _ in literal_terms(query)):
         return True
     lexical = [cid for cid, _ in lanes.get("lexical", [])[:COVER_DEPTH]]
-    dense = lanes.get("dense")
-    if dense:
+    if cosines:
         floor = dense_floor(conn, query)
-        if floor is None or dense[0][1] >= floor:  # a brain of one or two passages: no scale yet
+        if floor is None or max(cosines.values()) >= floor:  # one or two passages: no scale yet
             return True
     if _holds_every_word(conn, query, filters):
         return True
