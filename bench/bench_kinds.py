@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import re
 import sqlite3
@@ -327,42 +326,52 @@ def run_set(name: str, args, work: Path, out: dict) -> None:
 
 
 def latency(args, work: Path) -> None:
+    """In-process and one-shot recall times on til, for this checkout and (--today) another,
+    interleaved (A, B, A, B ...) so load from other work on the machine hits both alike."""
     folder, queries, _ = load_set("til", work)
     sample = queries[:: max(1, len(queries) // 30)][:30]
-    rows = []
-    for label, root, python in [("this checkout", ROOT, sys.executable)] + (
-            [("today (" + str(args.today) + ")", Path(args.today), args.today_python or sys.executable)]
-            if args.today else []):
+    codes = [("this checkout", ROOT, sys.executable)] + (
+        [(f"today ({args.today})", Path(args.today), args.today_python or sys.executable)]
+        if args.today else [])
+    envs = []
+    for label, root, python in codes:
         db = build("til-latency" if root == ROOT else "til-today", folder, work, args.url, args.embedder,
                    root=root, python=python)
         env = env_for(db, args.url)
         env["PYTHONPATH"] = str(root)
-        script = (
-            "import json, sys, time, statistics\n"
-            "from llm_secondbrain import config\nfrom llm_secondbrain.api import SecondBrain\n"
-            f"qs = json.loads({json.dumps(json.dumps([q['query'] for q in sample]))})\n"
-            "sb = SecondBrain.open(config.load().db_path, create=False)\n"
-            "sb.search(qs[0])\nout = {}\n"
-            "for mode in ('hybrid', 'dense', 'lexical'):\n"
-            "    t = []\n"
-            "    for q in qs:\n"
-            "        s = time.perf_counter(); sb.search(q, mode=mode); t.append(time.perf_counter() - s)\n"
-            "    out[mode] = statistics.median(t) * 1000\n"
-            "print(json.dumps(out))\n")
-        inproc = json.loads(subprocess.run([python, "-c", script], env=env, text=True, capture_output=True,
-                                           check=True).stdout)
-        shots = []
-        for q in sample[:10]:
+        envs.append(env)
+    script = (
+        "import json, sys, time, statistics\n"
+        "from llm_secondbrain import config\nfrom llm_secondbrain.api import SecondBrain\n"
+        f"qs = json.loads({json.dumps(json.dumps([q['query'] for q in sample]))})\n"
+        "sb = SecondBrain.open(config.load().db_path, create=False)\n"
+        "sb.search(qs[0])\nout = {}\n"
+        "for mode in ('hybrid', 'dense', 'lexical'):\n"
+        "    t = []\n"
+        "    for q in qs:\n"
+        "        s = time.perf_counter(); sb.search(q, mode=mode); t.append(time.perf_counter() - s)\n"
+        "    out[mode] = t\n"
+        "print(json.dumps(out))\n")
+    inproc: list[dict[str, list[float]]] = [{} for _ in codes]
+    shots: list[list[float]] = [[] for _ in codes]
+    for _ in range(2):
+        for i, (_, _, python) in enumerate(codes):
+            done = subprocess.run([python, "-c", script], env=envs[i], text=True, capture_output=True, check=True)
+            for mode, times in json.loads(done.stdout).items():
+                inproc[i].setdefault(mode, []).extend(times)
+    for q in sample[:10]:
+        for i, (_, _, python) in enumerate(codes):
             start = time.perf_counter()
-            subprocess.run([python, "-m", "llm", "brain", "recall", q["query"]], env=env,
+            subprocess.run([python, "-m", "llm", "brain", "recall", q["query"]], env=envs[i],
                            capture_output=True, check=True)
-            shots.append(time.perf_counter() - start)
-        rows.append((label, inproc, statistics.median(shots) * 1000))
-    print("### Latency (til, median ms; the machine was shared with other work)\n")
+            shots[i].append(time.perf_counter() - start)
+    print("### Latency (til, median ms, runs interleaved; the machine was shared with other work)\n")
     print("| code | in-process hybrid | dense | lexical | one-shot `llm brain recall` |")
     print("|---|---:|---:|---:|---:|")
-    for label, inproc, shot in rows:
-        print(f"| {label} | {inproc['hybrid']:.1f} | {inproc['dense']:.1f} | {inproc['lexical']:.1f} | {shot:.0f} |")
+    for (label, _, _), times, shot in zip(codes, inproc, shots):
+        med = {m: statistics.median(t) * 1000 for m, t in times.items()}
+        print(f"| {label} | {med['hybrid']:.1f} | {med['dense']:.1f} | {med['lexical']:.1f} | "
+              f"{statistics.median(shot) * 1000:.0f} |")
     print()
 
 
