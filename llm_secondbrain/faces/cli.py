@@ -2,9 +2,9 @@
 here; every failure a user can cause becomes one line on stderr and exit code 1 (`BrainGroup`)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from pathlib import Path
 
 import click
 
@@ -61,10 +61,27 @@ def json_option(fn):
     return click.option("--json", "as_json", is_flag=True, help="Output as JSON")(fn)
 
 
+@contextlib.contextmanager
 def _open(db_path: str | None, *, create: bool = False, settings: config.Settings | None = None):
+    """The brain for one command; what closing it could not finish is said on stderr."""
     from ..api import SecondBrain
 
-    return SecondBrain.open(create=create, settings=settings or config.load(db=db_path))
+    sb = SecondBrain.open(create=create, settings=settings or config.load(db=db_path))
+    try:
+        yield sb
+    finally:
+        sb.close()
+        for note in sb.brain.notes:
+            click.echo(note, err=True)
+
+
+# Skips that are the point of a folder walk, not news: counted in the summary, not named.
+QUIET_SKIPS = {"binary"}
+
+
+def _say_skip(name: str, reason: str) -> None:
+    if reason not in QUIET_SKIPS:
+        click.echo(f"skipped {name}: {reason}", err=True)
 
 
 def _human_size(n: int) -> str:
@@ -220,7 +237,7 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
         with _open(db_path, create=True, settings=settings) as sb:
             report = sb.ingest(
                 list(paths), embed=not no_embed, progress=not no_progress, project=project,
-                source=source, name=name, include=include, exclude=exclude, on_file=on_file,
+                source=source, name=name, include=include, exclude=exclude, on_file=on_file, on_skip=_say_skip,
                 max_bytes=int(max_size * 1024 * 1024), stdin=sys.stdin if "-" in paths else None,
                 llm_logs=llm_logs, logs_db=logs_db, include_brain_turns=include_brain_turns,
                 since=since,
@@ -318,15 +335,17 @@ def forget_cmd(paths, project, source, fact_ids, as_json, db_path):
     or a remembered fact by --fact ID.
 
     A PATH is a file or a folder (everything under it), typed as you like: it is resolved
-    the same way ingest stores it. Combined options must all match.
+    the same way ingest stores it; a name given to standard input works too. A file or
+    folder inside an ingested folder stays out of it from now on (update and watch pass it
+    by; ingesting it again brings it back); forgetting a whole ingested folder stops
+    tracking it. Forgetting what the brain does not hold is an error. Combined options must
+    all match.
 
     \b
     Examples:
         llm brain forget ~/notes/old-job
         llm brain forget --project scratch
     """
-    from ..ingest.sources import resolve
-
     if fact_ids:
         if paths or project is not None or source is not None:
             raise _fail("--fact forgets facts only: give it without a PATH, --project or --source")
@@ -338,13 +357,17 @@ def forget_cmd(paths, project, source, fact_ids, as_json, db_path):
         return
     if not paths and project is None and source is None:
         raise _fail("say what to forget: a PATH, --project, --source or --fact")
-    resolved = [p if p == "-" or not _looks_like_path(p) else resolve(p) for p in paths]
     with _open(db_path) as sb:
-        chunks, files = sb.forget(paths=resolved, project=project, source=source)
+        gone = sb.forget(paths=paths, project=project, source=source)
     if as_json:
-        click.echo(json.dumps({"chunks_removed": chunks, "sources_removed": files}))
-    else:
-        click.echo(f"forgot {plural(chunks, 'chunk')} from {plural(files, 'source')}")
+        click.echo(json.dumps({"chunks_removed": gone.chunks, "sources_removed": gone.files,
+                               "kept_out_of_roots": gone.excluded, "roots_removed": gone.roots_removed}))
+        return
+    click.echo(f"forgot {plural(gone.chunks, 'chunk')} from {plural(gone.files, 'source')}")
+    for name in gone.excluded:
+        click.echo(f"{name} stays out of its root from now on (ingest it again to bring it back)")
+    for root in gone.roots_removed:
+        click.echo(f"{root} is no longer a root")
 
 
 @brain.command(name="vacuum")
@@ -448,16 +471,6 @@ def _path_filter(value: str) -> str:
     return real + os.sep + "*" if os.path.isdir(real) else real
 
 
-def _looks_like_path(name: str) -> bool:
-    """stdin sources are stored under their --name verbatim, and llm conversations under
-    their citation; anything else is a filesystem path."""
-    from ..ingest.llm_logs import PATH_PREFIX
-
-    if name.startswith(PATH_PREFIX):
-        return False
-    return Path(name).is_absolute() or Path(name).exists() or "/" in name or name.startswith(".")
-
-
 @brain.command(name="remember")
 @click.argument("text", nargs=-1, required=True)
 @click.option("--tag", "tags", multiple=True, help="A tag for the fact (repeatable)")
@@ -537,7 +550,7 @@ def update_cmd(paths, no_embed, no_progress, as_json, db_path):
     its chunks are kept (a missing mount must not erase a brain).
     """
     with _open(db_path) as sb:
-        report = sb.update(list(paths), embed=not no_embed, progress=not no_progress)
+        report = sb.update(list(paths), embed=not no_embed, progress=not no_progress, on_skip=_say_skip)
     if not report.roots:
         click.echo("no roots yet: each folder or file given to llm brain ingest becomes one", err=True)
     if as_json:
@@ -574,6 +587,8 @@ def roots_cmd(remove, as_json, db_path):
         options = " ".join(_as_flags(row["options"]))
         state = "" if row["exists"] else "  (missing: chunks kept)"
         click.echo(f"{row['path']}\t{options or '-'}\tupdated {row['updated']}{state}")
+        for name in row["forgotten"]:
+            click.echo(f"  forgotten, kept out: {name}")
 
 
 def _as_flags(options: dict) -> list[str]:

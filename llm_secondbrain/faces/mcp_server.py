@@ -32,6 +32,7 @@ from mcp.shared.exceptions import MCPError
 from .. import options
 from ..recall import vindex
 from ..api import SecondBrain, context_text
+from ..scrub import scrub
 from ..store import DB_ERRORS, BrainError
 
 INSTRUCTIONS = (
@@ -131,7 +132,7 @@ class BrainServer:
         text = context_text(result, self.brain.settings.fragment_chars)
         if result.notes:
             text = "\n".join(f"({note})" for note in result.notes) + "\n\n" + text
-        return _ok(text, {"query": query, "mode": result.mode, "notes": result.notes, "hits": hits})
+        return _ok(text, {"query": scrub(query), "mode": result.mode, "notes": result.notes, "hits": hits})
 
     def sources(self, project: str | None = None) -> types.CallToolResult:
         rows = [r for r in self.brain.sources() if project is None or r["project"] == project]

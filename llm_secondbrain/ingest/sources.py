@@ -124,9 +124,11 @@ def walk(
     exclude: tuple[str, ...] = (),
     skip_paths: set[str] = frozenset(),
     walk_info: Walk | None = None,
+    excluded: Callable[[str], bool] | None = None,
 ) -> Iterator[FileEntry | Skipped]:
     """Yield a FileEntry for every candidate file under `targets` (stdin excluded), and a
-    Skipped for everything left out on the way."""
+    Skipped for everything left out on the way. Files and folders for which `excluded` is
+    true (what was forgotten inside a root) are passed by without a word."""
     seen: set[str] = set()
     for target in targets:
         if target == "-":
@@ -139,7 +141,7 @@ def walk(
             if walk_info is not None:
                 walk_info.roots.append(real)
             yield from _walk_dir(real, project or os.path.basename(real) or "default",
-                                 include, exclude, skip_paths, seen)
+                                 include, exclude, skip_paths, seen, excluded)
         else:
             if real in seen:
                 continue
@@ -157,7 +159,7 @@ def _entry(path: str, root: str | None, project: str) -> FileEntry | Skipped:
     return FileEntry(path, root, st.st_size, st.st_mtime_ns, project)
 
 
-def _walk_dir(root, project, include, exclude, skip_paths, seen) -> Iterator[FileEntry | Skipped]:
+def _walk_dir(root, project, include, exclude, skip_paths, seen, excluded) -> Iterator[FileEntry | Skipped]:
     errors: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append, followlinks=False):
         while errors:
@@ -177,6 +179,8 @@ def _walk_dir(root, project, include, exclude, skip_paths, seen) -> Iterator[Fil
                 continue
             if os.path.islink(full):
                 yield Skipped(full, "symlinked folder")
+                continue
+            if excluded is not None and excluded(full):
                 continue
             kept_dirs.append(d)
         dirnames[:] = kept_dirs
@@ -203,7 +207,7 @@ def _walk_dir(root, project, include, exclude, skip_paths, seen) -> Iterator[Fil
                     continue
                 if real in skip_paths:
                     continue
-            if real in seen:
+            if real in seen or (excluded is not None and excluded(real)):
                 continue
             seen.add(real)
             yield _entry(real, root, project)

@@ -12,22 +12,21 @@ import os
 import unicodedata
 
 from .document import scrub_document
-from .engine import RULES_VERSION, load_allow_patterns, scrub, scrub_report
+from .engine import load_allow_patterns, scrub, scrub_report
 
 __all__ = ["load_allow_patterns", "rules_identity", "scrub", "scrub_document", "scrub_report"]
 
 
 @functools.lru_cache(maxsize=1)
 def rules_identity() -> str:
-    """What decides scrub's output, as one short string: a hash of every file of this package (the
-    rules and their catalogue, the filters, the engine) and of the Unicode database that `str.lower()`, `\\w` and
-    `isalnum()` read. A brain stores it with every file; any difference means the file was
-    scrubbed by other rules and is read again. Computed, never typed: a hand-kept version
-    number is forgotten exactly when it matters."""
+    """What decides scrub's output, as one short string: a hash of every file of this package
+    (the rules and their catalogue, the filters, the engine) and of the Unicode database that
+    `str.lower()`, `\\w` and `isalnum()` read. A brain stores it with every file; any
+    difference means the file was scrubbed by other rules and is read again. Computed, never
+    typed: a hand-kept version number is forgotten exactly when it matters."""
     digest = hashlib.sha256(f"unicode {unicodedata.unidata_version}\n".encode())
     root = os.path.dirname(os.path.abspath(__file__))
-    for folder, dirs, files in sorted(os.walk(root)):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+    for folder, _, files in sorted(os.walk(root)):
         for name in sorted(files):
             if not name.endswith((".pyc", ".pyo")):
                 path = os.path.join(folder, name)

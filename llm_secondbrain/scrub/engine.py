@@ -46,7 +46,8 @@ How it works (pure stdlib ``re``, linear time):
    "allowed" in the report, so nothing is let through silently.
 6. Spans are merged and replaced in one pass.
 
-Bumping ``RULES_VERSION`` makes brains re-scrub chunks stored under older rules.
+Brains remember the identity of the rules each file was scrubbed under (``rules_identity()`` in
+this package: a hash of its files, computed, never typed), and re-scrub when it changes.
 """
 from __future__ import annotations
 
@@ -61,11 +62,6 @@ from urllib.parse import unquote
 from .release import NAME_PIECE, code_expression, encoded_sentence, in_code_position, module_attribute
 from .personal import bitlocker_key, personal
 from .tables import csv_cells, markdown_cells
-
-# Bump when the rules change: brains remember the version they were filled with, and
-# chunks stored under older rules are scrubbed again.
-RULES_VERSION = 10
-
 
 # --------------------------------------------------------------------------------------------
 # Patterns are compiled once, on first use: importing this module (which the plugin does for

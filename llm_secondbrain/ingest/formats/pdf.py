@@ -8,9 +8,7 @@ empty user password) opens with the empty password and is read.
 """
 from __future__ import annotations
 
-import contextlib
 import io
-import logging
 
 from ..readers import MissingExtra, Section, Sections
 from ..sources import Skip
@@ -24,25 +22,7 @@ def read(raw: bytes, path: str) -> list[Section]:
         from pypdf.errors import PyPdfError
     except ImportError:
         raise MissingExtra("PDF", "pdf") from None
-    with _quiet_pypdf():
-        return _pages(pypdf, PyPdfError, raw)
-
-
-@contextlib.contextmanager
-def _quiet_pypdf():
-    """pypdf logs every recoverable flaw of a damaged file as a warning; the summary says what
-    matters, and nothing from a document may reach a log unscrubbed. A filter for the length
-    of the read only: the host's own logging configuration is not ours to change."""
-    logger = logging.getLogger("pypdf")
-    logger.addFilter(_errors_only)
-    try:
-        yield
-    finally:
-        logger.removeFilter(_errors_only)
-
-
-def _errors_only(record: logging.LogRecord) -> bool:
-    return record.levelno >= logging.ERROR
+    return _pages(pypdf, PyPdfError, raw)
 
 
 def _pages(pypdf, PyPdfError: type[Exception], raw: bytes) -> list[Section]:
