@@ -1,0 +1,266 @@
+"""The lanes: dense (KNN over the vectors), lexical (FTS5 BM25) and literal (chunks holding a
+code-like term of the query as written), the filters they share, and each chunk's document."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from ..options import RecallOptions
+from ..segment import title
+from .query import (
+    _WORD, _BACKTICKS, _phrase_fts, _phrase_needed, _prose_compound, code_spans,
+    content_words, fts_query, literal_terms,
+)
+
+LEXICAL_BUDGET = 10_000  # postings one lexical query may score (bounded_words)
+LITERAL_POOL = 1000
+# An identifier names one thing, so a handful of files hold it (the invoice, the dispute, the
+# payment). A token that more files hold is a term of the subject (p53, CD4, IL-10): it is left
+# to the other lanes, which weigh it like any rare word. Near misses do not count: they do not
+# contain the identifier. (SciFact train: promoting such terms cost 0.008 nDCG@10.)
+LITERAL_MAX_FILES = 5
+
+
+@dataclass
+class Filters:
+    project: str | None = None
+    source: str | None = None
+    path: str | None = None  # a glob, matched against the stored absolute path
+    since: str | None = None  # ISO date or datetime, compared with the chunk's ts
+    until: str | None = None
+    format: str | None = None  # the reader a source was read with (files.format)
+    exclude_source: str | None = None
+    role: str | None = None  # user / assistant: who wrote a conversation chunk
+
+    def sql(self, alias: str = "c") -> tuple[str, list]:
+        clauses, params = [], []
+        if self.project is not None:
+            clauses.append(f"{alias}.project = ?")
+            params.append(self.project)
+        if self.source is not None:
+            clauses.append(f"{alias}.source = ?")
+            params.append(self.source)
+        if self.exclude_source is not None:
+            clauses.append(f"{alias}.source IS NOT ?")
+            params.append(self.exclude_source)
+        if self.role is not None:
+            clauses.append(f"{alias}.role = ?")
+            params.append(self.role)
+        if self.path:
+            pattern = self.path if self.path.startswith(("/", "*")) else "*" + self.path
+            clauses.append(f"{alias}.path GLOB ?")
+            params.append(pattern)
+        if self.since:
+            clauses.append(f"coalesce({alias}.ts, {alias}.created) >= ?")
+            params.append(self.since)
+        if self.until:
+            # already the end of its day when a date was given (dates.parse, end=True)
+            clauses.append(f"coalesce({alias}.ts, {alias}.created) < ?")
+            params.append(self.until)
+        if self.format:
+            clauses.append(f"{alias}.path IN (SELECT path FROM files WHERE format = ?)")
+            params.append(self.format)
+        return " AND ".join(clauses), params
+
+    def __bool__(self) -> bool:
+        return bool(self.sql()[0])
+
+    @classmethod
+    def of(cls, options: RecallOptions) -> "Filters":
+        """The filtering fields of the options (each Filters field is a RecallOptions field)."""
+        return cls(**{f.name: getattr(options, f.name) for f in dataclasses.fields(cls)})
+
+
+
+def lexical_match(conn, query: str) -> str | None:
+    """The lane's FTS5 query: the content words outside code spans (rarest first within
+    LEXICAL_BUDGET), OR each code span as one phrase, its stopwords kept: a note holding
+    `rel="noopener"` as written scores that phrase's rarity, and the span's words are not
+    counted twice (once alone, once in the phrase). A compound written as prose keeps its
+    content words among the others (`_phrase_needed`)."""
+    spans = code_spans(query)
+    prose = _BACKTICKS.sub(" ", query)
+    for span in spans:
+        if not _prose_compound(span, query):
+            prose = prose.replace(span, " ")
+    words = fts_query(bounded_words(conn, content_words(prose))) if _WORD.search(prose) else None
+    phrases = [_phrase_fts(span) for span in spans if _phrase_needed(span, query)]
+    parts = [p for p in [words, *phrases] if p]
+    return " OR ".join(dict.fromkeys(parts)) if parts else None
+
+
+def bounded_words(conn, text: str, budget: int = LEXICAL_BUDGET) -> str:
+    """The words of `text`, rarest first, while their postings add up to at most `budget`
+    (the rarest word always stays). FTS5 scores every chunk that holds any query word, so in a
+    big brain one very common word costs a scan of most of the index; such words carry little
+    BM25 weight (idf), so leaving them out keeps the lane fast and barely moves its ranking.
+    Small brains never reach the budget."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text) if w.strip("_")))
+    if len(words) < 2:
+        return text
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_chunks_vocab USING fts5vocab(main, 'fts_chunks', 'row')"
+    )
+    df = {}
+    for word in words:
+        row = conn.execute("SELECT doc FROM temp.fts_chunks_vocab WHERE term = ?", (word,)).fetchone()
+        df[word] = row[0] if row else 0  # a stemmed form is not found: kept, at worst slower
+    if sum(df.values()) <= budget:
+        return text
+    kept, total = [], 0
+    for word in sorted(words, key=lambda w: df[w]):
+        if kept and total + df[word] > budget:
+            break
+        kept.append(word)
+        total += df[word]
+    return " ".join(kept)
+
+
+
+def _filtered(sql: str, filters: Filters | None, params: list) -> tuple[str, list]:
+    if filters:
+        where, fparams = filters.sql("c")
+        return sql + " AND " + where, params + fparams
+    return sql, params
+
+
+def lexical(conn, query: str, pool: int, filters: Filters | None = None) -> list[tuple[int, float]]:
+    """(id, bm25) of the best `pool` chunks, best first (FTS5's bm25 is negative: lower is
+    better). Function words are left out of the query when anything else is left."""
+    match = lexical_match(conn, query)
+    if not match:
+        return []
+    if not filters:
+        # No join: FTS5 then ranks inside the index (ORDER BY rank), many times faster on
+        # common words than sorting a joined result.
+        return conn.execute(
+            "SELECT rowid, rank FROM fts_chunks WHERE fts_chunks MATCH ? ORDER BY rank LIMIT ?",
+            (match, pool),
+        ).fetchall()
+    sql, params = _filtered(
+        "SELECT c.id, bm25(fts_chunks) FROM fts_chunks JOIN chunks c ON c.id = fts_chunks.rowid "
+        "WHERE fts_chunks MATCH ?", filters, [match],
+    )
+    return conn.execute(sql + " ORDER BY bm25(fts_chunks) LIMIT ?", params + [pool]).fetchall()
+
+
+def dense(conn, vector: bytes, pool: int, filters: Filters | None = None,
+          exact: bool = False) -> list[tuple[int, float]]:
+    """KNN by L2 distance over unit vectors: (id, distance), nearest first."""
+    return _dense_plan(conn, vector, pool, filters, exact)[0]()
+
+
+def _dense_plan(conn, vector: bytes, pool: int, filters: Filters | None,
+                exact: bool) -> tuple[Callable[[], list[tuple[int, float]]], bool]:
+    """Do what dense retrieval needs from SQLite now; return the search itself, and whether it
+    runs without the connection (so the lexical lane can use it meanwhile).
+
+    The fast path searches the process's in-memory index of the vectors (vindex); when that
+    is not built yet, the query scans vec0 exactly and the index is built in the background for
+    the next ones. `exact=True` always scans vec0. With filters the candidate ids go into the
+    search itself: vec0 applies other WHERE clauses after its top-k, which would silently
+    return fewer than k hits."""
+    if not exact:
+        from . import vindex
+
+        index = vindex.warm(conn, len(vector) // 4)
+        if index is not None:
+            allowed = None
+            if filters:
+                where, params = filters.sql("c")
+                allowed = vindex.ids_array(conn.execute(f"SELECT c.id FROM chunks c WHERE {where}", params))
+            import numpy as np
+
+            query = np.frombuffer(vector, np.float32)
+            return (lambda: index.search(query, pool, allowed)), True
+    if filters:
+        where, params = filters.sql("c")
+        sql = ("SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? "
+               f"AND rowid IN (SELECT c.id FROM chunks c WHERE {where}) ORDER BY distance")
+        args = [vector, pool, *params]
+    else:
+        sql = "SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance"
+        args = [vector, pool]
+    return (lambda: conn.execute(sql, args).fetchall()), False
+
+
+
+def literal(conn, query: str, filters: Filters | None = None) -> dict[int, tuple[int, bool, int]]:
+    """Chunks that contain a literal term of the query as written: id -> (how many of the
+    terms it holds, whether its note is about one: the note's title or file name names it,
+    how often the terms occur in it), best-BM25 first. A term held by more than LITERAL_MAX_FILES files is a word of the
+    subject, not a token someone looks for (p53, `xargs`), and promotes nothing."""
+    out: dict[int, tuple[int, bool, int]] = {}
+    for _, pattern, prefilter in literal_terms(query):
+        loose = re.compile(pattern.pattern, re.I)
+        sql, params = _filtered(
+            "SELECT c.id, c.text, c.path, c.ref, c.title FROM fts_chunks "
+            "JOIN chunks c ON c.id = fts_chunks.rowid WHERE fts_chunks MATCH ?", filters, [prefilter],
+        )
+        holders, files = [], set()
+        for cid, text, path, ref, head in conn.execute(sql + " ORDER BY bm25(fts_chunks) LIMIT ?",
+                                                       params + [LITERAL_POOL]):
+            if not loose.search(text):
+                continue
+            files.add(_group_key(cid, path, ref))  # how rare the term is ignores case
+            count = len(pattern.findall(text))
+            if count:
+                name = os.path.basename(path or "")
+                about = bool(pattern.search(f"{head or title(text) or ''}\n{name}"))
+                holders.append((cid, about, count))
+        if len(files) > LITERAL_MAX_FILES:
+            continue
+        for cid, about, count in holders:
+            held, was_about, seen = out.get(cid, (0, False, 0))
+            out[cid] = (held + 1, was_about or about, seen + count)
+    return out
+
+
+def _group_key(cid: int, path: str | None, ref: str | None) -> tuple:
+    """The document a chunk belongs to: its file (and ref, e.g. one logged conversation);
+    a chunk from stdin without either is a document of its own."""
+    return (path, ref) if (path or ref) else (None, cid)
+
+
+def documents(conn, ids) -> dict[int, tuple]:
+    """Chunk id -> its document key (`_group_key`)."""
+    ids = list(dict.fromkeys(ids))
+    out: dict[int, tuple] = {}
+    for i in range(0, len(ids), 500):
+        part = ids[i:i + 500]
+        for cid, path, ref in conn.execute(
+                f"SELECT id, path, ref FROM chunks WHERE id IN ({','.join('?' * len(part))})", part):
+            out[cid] = _group_key(cid, path, ref)
+    return out
+
+
+
+def _lanes(conn, query: str, options: RecallOptions, vector: bytes | None,
+           filters: Filters) -> tuple[dict[str, list[tuple[int, float]]], str]:
+    """Each lane's (id, score) candidates, higher is better (dense: cosine; lexical: -bm25),
+    and the mode actually used. The lanes run one after the other: on real queries the
+    lexical lane takes a millisecond or two, too little to be worth a thread kept in the
+    caller's process. A dense search from the in-memory copy runs with BLAS bounded to one
+    thread for that call only (`vindex.one_blas_thread`), in every mode."""
+    fetch = max(options.pool, options.k * options.per_note)
+    lanes: dict[str, list[tuple[int, float]]] = {}
+    used = options.mode
+    if used in ("hybrid", "dense"):
+        if vector is None:
+            used = "lexical"
+        else:
+            from .vindex import one_blas_thread
+
+            search, _ = _dense_plan(conn, vector, fetch, filters, options.exact)
+            with one_blas_thread():
+                found = search()
+            lanes["dense"] = [(cid, 1 - d * d / 2) for cid, d in found]  # cosine of unit vectors
+    if used in ("hybrid", "lexical"):
+        lanes["lexical"] = [(cid, -score) for cid, score in lexical(conn, query, fetch, filters)]
+        if used == "hybrid" and not lanes["lexical"]:
+            used = "dense"  # no lexical match: dense alone
+            del lanes["lexical"]
+    return lanes, used
