@@ -76,7 +76,7 @@ def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Ite
     Fact. The same fact again returns the stored one, with the new tags added to it."""
     if not isinstance(text, str):
         raise ValueError("a fact must be text")
-    body, tag_list, (project, origin, turn), _ = gate.fact(text, split_tags(tags), [project, origin, turn])
+    body, tag_list, (project, origin, turn) = gate.fact(text, split_tags(tags), [project, origin, turn])
     body = tidy(body)
     if not body:
         raise ValueError("nothing to remember: the text is empty")
@@ -125,7 +125,7 @@ def restage(brain: Brain, gate: "Gate") -> None:
     for row in brain.conn.execute("SELECT id, text, tags, project, origin, turn, created FROM facts "
                                   "ORDER BY id").fetchall():
         old = _fact(row)
-        body, tags, (project, origin, turn), _ = gate.fact(old.text or "", old.tags,
+        body, tags, (project, origin, turn) = gate.fact(old.text or "", old.tags,
                                                             [old.project, old.origin, old.turn])
         fact = Fact(id=old.id, text=tidy(body), tags=split_tags(tags), project=project, origin=origin,
                     turn=turn, created=old.created)

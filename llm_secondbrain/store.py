@@ -26,6 +26,7 @@ import sqlite_utils
 from .segment import title as segment_title
 
 BUSY_TIMEOUT_S = 60.0
+CHECKPOINT_WAIT_S = 2.0
 
 
 class BrainError(Exception):
@@ -398,9 +399,9 @@ class Brain:
         _migrate(self.db)
         self._connect_search_index()
         if not self.read_only and os.path.getsize(self.path) and Path(f"{self.path}-wal").exists():
-            # a checkpoint another process kept from finishing (see close) is finished now
             with contextlib.suppress(*DB_ERRORS):
-                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self.checkpoint()  # one another process kept from finishing (see close) ends now
+            self.notes.clear()  # (and if it cannot yet, closing says so)
 
     def _connect_search_index(self) -> None:
         """Construct the FTS5 table's connection now, where a transient failure can be retried.
@@ -465,7 +466,10 @@ class Brain:
     def checkpoint(self) -> bool:
         """Fold the WAL into the file and empty it; False (with a note) when a reader in
         another process kept it from being emptied."""
+        # a reader elsewhere may hold the WAL for as long as it likes: wait a little, not a minute
+        self.conn.execute(f"PRAGMA busy_timeout = {int(CHECKPOINT_WAIT_S * 1000)}")
         busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         wal = Path(f"{self.path}-wal")
         if busy or (wal.exists() and wal.stat().st_size):
             self.notes.append("another process has the brain open (a watch or MCP server?): what was "

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, TextIO
 
 from ..config import Settings
-from ..store import Brain
+from ..store import Brain, BrainError
 from ..wording import plural
 from . import roots as roots_mod
 from . import sources
@@ -255,18 +255,16 @@ def upgrade(brain: Brain, gate: Gate, report: IngestReport,
             entry = sources.FileEntry(path, None, st.st_size, st.st_mtime_ns, project)
             again = IngestReport()  # a file the user did not name this time: not "seen" or "skipped"
             ingest_document(brain, gate, again, sources.file_document(entry, source, max_bytes, True))
-            report.reread += again.ingested
-            report.chunks_added += again.chunks_added
-            report.chunks_kept += again.chunks_kept
-            report.chunks_removed += again.chunks_removed
-            report.redacted.update(again.redacted)
+            again.reread, again.ingested, again.unchanged = again.ingested, 0, 0
+            report.add(again)
     from .. import facts
 
     facts.restage(brain, gate)
-    while True:
-        names = brain.outdated_documents(gate.rules)
-        if not names:
-            break
+    done: set = set()
+    while names := brain.outdated_documents(gate.rules):
+        if done.issuperset(names):  # never expected: stop rather than loop, and keep the old rules' mark
+            raise BrainError("could not scrub some stored chunks again; nothing else was changed")
+        done.update(names)
         for name in names:
             chunks = brain.document_chunks(name)
             new_name, clean, counts = gate.stored(name or "", chunks)
@@ -277,9 +275,8 @@ def upgrade(brain: Brain, gate: Gate, report: IngestReport,
 
 
 def _upgrade_labels(brain: Brain, gate: Gate) -> None:
-    """Facts, projects, sources, roots and the names of files without chunks, stored under
-    other rules: scrubbed again. Facts are staged again from their own table, as a file is
-    read again."""
+    """Projects, sources, roots and the names of files without chunks, stored under other
+    rules: scrubbed again; then the brain is marked as wholly under today's rules."""
     with brain.write():
         for column in ("project", "source"):
             for (value,) in brain.conn.execute(
@@ -312,29 +309,35 @@ def _scrubbed(gate: Gate, value):
     return value
 
 
-_LIBRARIES = ("pypdf", "docx", "PIL", "fontTools", "lxml")
+# The loggers of the libraries that read documents (and of theirs): their lines quote documents.
+_LIBRARIES = ("pypdf", "docx", "lxml", "PIL", "fontTools", "charset_normalizer")
 
 
-class _Dropped(logging.Filter):
-    """Library log lines about a document quote the document: dropped while it is read."""
+class _Swallow(logging.Handler):
+    """Takes a library's log records for the length of one read, and keeps nothing of them."""
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        return False
+    def emit(self, record: logging.LogRecord) -> None:
+        pass
 
 
 def _read(doc: sources.Document):
     """A document's sections and raw bytes, with the log lines of the libraries that read it
-    dropped for the length of the read only (a filter on their own loggers, added and
-    removed: the host's logging configuration is not ours to change)."""
-    dropped = _Dropped()
-    loggers = [logging.getLogger(name) for name in _LIBRARIES]
-    for logger in loggers:
-        logger.addFilter(dropped)
+    kept from stderr and from the host's logs: for the length of the read only, each library's
+    logger gets a handler of ours and stops passing records up (both undone after, whatever
+    happens). The host's own logging configuration is never touched."""
+    swallow = _Swallow()
+    saved = []
+    for name in _LIBRARIES:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate))
+        logger.addHandler(swallow)
+        logger.propagate = False
     try:
         return doc.read()
     finally:
-        for logger in loggers:
-            logger.removeFilter(dropped)
+        for logger, propagate in saved:
+            logger.removeHandler(swallow)
+            logger.propagate = propagate
 
 
 def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources.Document) -> None:

@@ -80,6 +80,7 @@ class Gate:
             clean, texts, counts = scrub_document(
                 [*steps, *fields], [s.text for s in sections], strip_emails=self.settings.strip_emails,
                 allow=self.allow)
+            shown = self._scrub("/".join(clean[:len(steps)]))
         except Exception:  # noqa: BLE001 - a rule that breaks must not let the document in
             raise Skip("could not be scrubbed") from None
         labels = _scatter([(s.title, s.meta) for s in sections], places, clean[len(steps):])
@@ -91,7 +92,7 @@ class Gate:
                          meta=meta, ts=section.ts, ref=section.ref, role=section.role)
                 for s in segment(text, self.settings.max_chars, self.settings.min_chars))
         title = next((t for t, _ in labels if t), None)
-        return Admitted(rows, title, self._scrub("/".join(clean[:len(steps)])), counts)
+        return Admitted(rows, title, shown, counts)
 
     def stored(self, name: str, chunks: list[tuple[int, str, str | None, str | None]]
                ) -> tuple[str, list[tuple[int, str, str | None, str | None]], Counter]:
@@ -105,26 +106,28 @@ class Gate:
             clean, texts, counts = scrub_document(
                 [*steps, *fields], [text for _, text, _, _ in chunks],
                 strip_emails=self.settings.strip_emails, allow=self.allow)
+            shown = self._scrub("/".join(clean[:len(steps)]))
         except Exception:  # noqa: BLE001
-            gone = "[REDACTED:unreadable]"
+            shown = gone = "[REDACTED:unreadable]"
             clean, texts = [gone] * (len(fields) + len(steps)), [gone] * len(chunks)
             counts = Counter(unreadable=len(chunks))
         labels = _scatter(items, places, clean[len(steps):])
         out = [(cid, text, title, json.dumps(meta, sort_keys=True) if meta else None)
                for (cid, _, _, _), text, (title, meta) in zip(chunks, texts, labels)]
-        return self._scrub("/".join(clean[:len(steps)])), out, counts
+        return shown, out, counts
 
-    def fact(self, text: str, tags: list[str], labels: list[str | None]) -> tuple[str, list[str], list[str | None], Counter]:
+    def fact(self, text: str, tags: list[str], labels: list[str | None]
+             ) -> tuple[str, list[str], list[str | None]]:
         """A fact to remember: its text, its tags and its labels (project, origin, turn) in one
         scope, so a value a tag names is redacted in the text too."""
         fields = [*tags, *(label or "" for label in labels)]
         try:
-            clean, (body,), counts = scrub_document(fields, [text], strip_emails=self.settings.strip_emails,
-                                                    allow=self.allow)
+            clean, (body,), _ = scrub_document(fields, [text], strip_emails=self.settings.strip_emails,
+                                               allow=self.allow)
         except Exception:  # noqa: BLE001 - fail closed
             raise ValueError("the fact could not be scrubbed, so it was not stored") from None
         return body, clean[:len(tags)], [c if label is not None else None
-                                         for c, label in zip(clean[len(tags):], labels)], counts
+                                         for c, label in zip(clean[len(tags):], labels)]
 
     # -- what a user types ---------------------------------------------------------------------
 
