@@ -467,8 +467,10 @@ def _path_filter(value: str) -> str:
 
     if any(ch in value for ch in "*?[") or not os.path.exists(value):
         return value
-    real = resolve(value)
-    return real + os.sep + "*" if os.path.isdir(real) else real
+    from ..ingest import Gate
+
+    real = Gate(config.load()).shown(resolve(value))  # the name the brain stores it under
+    return real + os.sep + "*" if os.path.isdir(resolve(value)) else real
 
 
 @brain.command(name="remember")
