@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .release import compiled
+from .patterns import compiled
 
 
 def personal(text: str, low: str, spans) -> None:

@@ -1,0 +1,493 @@
+"""The scrubber's knowledge, as data: what each rule looks for, where it may fire, and its examples.
+
+Every rule has an id (shown by ``llm brain scrub --explain``), the kind of its marker
+(``[REDACTED:<kind>]``), the lower-case keywords one of which a text must hold before the rule
+is tried (a tuple inside ``keywords`` needs all of its words: the engine's prefilter is built
+from these), and its examples: texts whose ⟦marked⟧ parts the rule redacts, and counter-examples
+the scrubber leaves as they are. One test walks the catalogue and checks every example (see
+``examples`` for how a template such as ``ghp_{alnum:36}`` is filled in).
+
+Three sorts of rule:
+
+* ``Shape``: a vendor's documented token, a literal prefix and the regular expression of the rest
+  (``entropy``: the whole token must also look random, for short, common prefixes). The token
+  scan classifies every long run of token characters by its first two characters against these.
+* ``Pattern``: a regular expression whose group is the secret, kept only when every named
+  validator (``filters.VALIDATORS``) accepts it.
+* ``Reader``: structure read by code (a label and its value, a table's column, a command's
+  arguments, a Kubernetes Secret): the rule names what the reader finds; the reader lives in the
+  module that reads that structure, and the engine runs it when the keywords allow.
+
+Below the rules, the vocabulary the readers and filters share: label words, placeholder words,
+documented default passwords, services, schemes, the words of prose.
+"""
+from __future__ import annotations
+
+from dataclasses import KW_ONLY, dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    kind: str
+    _: KW_ONLY
+    keywords: tuple = ()  # lower-case words, one of which the text must hold (a tuple: all of them)
+    examples: tuple[str, ...] = ()  # texts whose ⟦marked⟧ parts this rule redacts (templates)
+    counter: tuple[str, ...] = ()  # texts that stay as they are
+    optional: str = ""  # the option that turns the rule on ("strip_emails"), or "" for always
+
+
+@dataclass(frozen=True)
+class Shape(Rule):
+    prefixes: tuple[str, ...]
+    body: str
+    entropy: bool = False
+
+
+@dataclass(frozen=True)
+class Pattern(Rule):
+    pattern: str
+    group: int = 0
+    validators: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reader(Rule):
+    pass
+
+
+# --------------------------------------------------------------------------------------------
+# Vendor shapes. Sources: the providers' own token-format documentation (GitHub, GitLab, Slack,
+# Stripe, OpenAI, Anthropic, Google, AWS, npm, PyPI, Hugging Face, ...); the prefixes are public.
+# Where two shapes share their first two characters, the longer pattern is tried first.
+# --------------------------------------------------------------------------------------------
+SHAPES: tuple[Shape, ...] = (
+    # cloud
+    Shape("aws-access-key-id", "aws_access_key_id", ("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    Shape("google-api-key", "google_api_key", ("AIza",), r"[0-9A-Za-z_-]{35}"),
+    Shape("google-oauth-client-secret", "google_oauth_client_secret", ("GOCSPX-",), r"[A-Za-z0-9_-]{24,40}"),
+    Shape("google-oauth-token", "google_oauth_token", ("ya29.",), r"[0-9A-Za-z_-]{20,}"),
+    Shape("google-refresh-token", "google_refresh_token", ("1//0",), r"[0-9A-Za-z_-]{30,}"),
+    Shape("digitalocean-token", "digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
+    Shape("heroku-api-key", "heroku_api_key", ("HRKU-",), r"[A-Za-z0-9_-]{30,}"),
+    Shape("alibaba-access-key", "alibaba_access_key", ("LTAI",), r"[A-Za-z0-9]{12,24}(?![A-Za-z0-9])", entropy=True),
+    Shape("tencent-secret-id", "tencent_secret_id", ("AKID",), r"[A-Za-z0-9]{32}(?![A-Za-z0-9])", entropy=True),
+    Shape("flyio-token", "flyio_token", ("fm2_", "fm1a_", "fm1r_"), r"[A-Za-z0-9+/=_-]{40,}"),
+    Shape("flyio-org-token", "flyio_token", ("fo1_",), r"[A-Za-z0-9_-]{30,}"),
+    Shape("supabase-token", "supabase_token", ("sbp_",), r"[a-f0-9]{40}"),
+    Shape("supabase-secret-key", "supabase_secret_key", ("sb_secret_",), r"[A-Za-z0-9_-]{20,}"),
+    Shape("databricks-token", "databricks_token", ("dapi",), r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),
+    Shape("clickhouse-secret", "clickhouse_secret", ("4b1d",), r"[A-Za-z0-9]{38}(?![A-Za-z0-9])", entropy=True),
+    Shape("scalingo-token", "scalingo_token", ("tk-us-",), r"[A-Za-z0-9_-]{48}(?![A-Za-z0-9_-])"),
+    Shape("tailscale-key", "tailscale_key", ("tskey-",), r"[a-z]{3,10}-[A-Za-z0-9_-]{20,}"),
+    Shape("cockroachdb-api-key", "cockroachdb_api_key", ("CCDB1_",), r"[A-Za-z0-9]{22}_[A-Za-z0-9]{40}"),
+    Shape("neon-api-key", "neon_api_key", ("napi_",), r"[A-Za-z0-9]{64}(?![A-Za-z0-9])"),
+    Shape("mongodb-atlas-key", "mongodb_atlas_key", ("mdb_sa_sk_",), r"[0-9A-Za-z_-]{40}"),
+    # source hosting / CI
+    Shape("github-token", "github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9]{30,255}"),
+    Shape("github-fine-grained-pat", "github_token", ("github_pat_",), r"[A-Za-z0-9_]{22,255}"),
+    Shape("gitlab-token", "gitlab_token", ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glcbt-",
+                                           "glsoat-", "gloas-", "glagent-", "glffct-", "glwt-", "GR1348941"),
+          r"[A-Za-z0-9_-]{20,}"),
+    Shape("bitbucket-app-password", "bitbucket_app_password", ("ATBB",), r"[A-Za-z0-9_=.-]{28,}", entropy=True),
+    Shape("atlassian-api-token", "atlassian_api_token", ("ATATT3", "ATCTT3"), r"[A-Za-z0-9_=-]{40,}"),
+    Shape("circleci-token", "circleci_token", ("CCIPAT_", "CCIPRJ_"), r"[A-Za-z0-9]{20,}_[a-f0-9]{40}"),
+    Shape("postman-api-key", "postman_api_key", ("PMAT-",), r"[A-Za-z0-9]{26}(?![A-Za-z0-9])"),
+    Shape("openvsx-token", "openvsx_token", ("ovsxat_",), r"[A-Za-z0-9-]{36}(?![A-Za-z0-9-])"),
+    Shape("tolgee-token", "tolgee_token", ("tgpat_",), r"[a-z0-9]{48,64}(?![A-Za-z0-9])"),
+    Shape("devcycle-server-key", "devcycle_server_key", ("dvc_server_",), r"[A-Za-z0-9_]{8,}", entropy=True),
+    Shape("buildkite-token", "buildkite_token", ("bkua_",), r"[a-f0-9]{40}"),
+    Shape("sonarqube-token", "sonarqube_token", ("squ_", "sqp_", "sqa_"), r"[a-f0-9]{40}"),
+    Shape("netlify-token", "netlify_token", ("nfp_",), r"[A-Za-z0-9]{36}"),
+    Shape("octopus-api-key", "octopus_api_key", ("API-",), r"[A-Z0-9]{26}(?![A-Za-z0-9])", entropy=True),
+    Shape("vercel-token", "vercel_token", ("vcp_",), r"[A-Za-z0-9]{24,}", entropy=True),
+    # chat and mail
+    Shape("slack-token", "slack_token", ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xoxe.xox"),
+          r"[0-9A-Za-z-]{20,}"),
+    Shape("slack-session-token", "slack_token", ("xoxc-",), r"\d{9,15}-\d{9,15}-\d{9,15}-[a-fA-F0-9]{64}"),
+    Shape("slack-workspace-token", "slack_token", ("xoxa-", "xoxr-"), r"(?:\d-)?[0-9A-Za-z]{4,}-[0-9A-Za-z-]{14,}"),
+    Shape("slack-legacy-workspace-token", "slack_token", ("xoxa-", "xoxr-"), r"(?:\d-)?[0-9A-Za-z]{8,48}"),
+    Shape("slack-webhook", "slack_webhook", ("hooks.slack.com/",),
+          r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
+    Shape("slack-app-token", "slack_token", ("xapp-",), r"\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+"),
+    Shape("slack-webhook-url", "slack_webhook", ("//hooks.slack.com/",),
+          r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
+    Shape("discord-webhook", "discord_webhook", ("//discord.com/api/webhooks/", "//discordapp.com/api/webhooks/"),
+          r"\d+/[A-Za-z0-9_-]{30,}"),
+    Shape("zapier-webhook", "zapier_webhook", ("//hooks.zapier.com/hooks/catch/",), r"\d+/[A-Za-z0-9]+"),
+    Shape("twilio-api-key", "twilio_api_key", ("SK",), r"[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
+    Shape("sendgrid-api-key", "sendgrid_api_key", ("SG.",), r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}"),
+    Shape("brevo-api-key", "brevo_api_key", ("xkeysib-", "xsmtpsib-"), r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    Shape("mailgun-key", "mailgun_key", ("key-",), r"[0-9a-f]{32}(?![A-Za-z0-9])"),
+    # payments
+    Shape("stripe-key", "stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"), r"[A-Za-z0-9]{10,}"),
+    Shape("stripe-webhook-secret", "stripe_webhook_secret", ("whsec_",), r"[A-Za-z0-9+/=]{20,}"),
+    Shape("razorpay-key", "razorpay_key", ("rzp_live_",), r"[A-Za-z0-9]{14}(?![A-Za-z0-9])", entropy=True),
+    Shape("adyen-api-key", "adyen_api_key", ("AQE",), r"[a-z0-9]{5,}\.[A-Za-z0-9_=-]{50,80}", entropy=True),
+    Shape("square-token", "square_token", ("sq0atp-",), r"[0-9A-Za-z_-]{22,}"),
+    Shape("square-oauth-secret", "square_token", ("sq0csp-",), r"[0-9A-Za-z_-]{40,}"),
+    Shape("square-access-token", "square_token", ("EAAA",), r"[A-Za-z0-9_-]{60,}"),
+    Shape("facebook-token", "facebook_token", ("EAA",), r"[A-Za-z0-9]{90,}"),
+    Shape("flutterwave-secret-key", "flutterwave_secret_key", ("FLWSECK-",), r"[a-f0-9]{32}-X"),
+    Shape("shippo-token", "shippo_token", ("shippo_live_",), r"[a-f0-9]{40}"),
+    Shape("easypost-key", "easypost_key", ("EZAK", "EZTK"), r"[A-Za-z0-9]{54}"),
+    Shape("lob-api-key", "lob_api_key", ("live_pub_", "test_pub_"), r"[a-f0-9]{31,35}(?![A-Za-z0-9])"),
+    Shape("mollie-api-key", "mollie_api_key", ("live_",), r"[A-Za-z0-9]{30}(?![A-Za-z0-9])", entropy=True),
+    # AI APIs
+    Shape("anthropic-api-key", "anthropic_api_key", ("sk-ant-",), r"(?:api|admin|sid|oat)\d\d-[A-Za-z0-9_-]{40,}"),
+    Shape("openai-api-key", "openai_api_key", ("sk-",), r"[A-Za-z0-9_-]{20,}", entropy=True),
+    Shape("elevenlabs-api-key", "elevenlabs_api_key", ("sk_",), r"[a-f0-9]{48}(?![A-Za-z0-9])"),
+    Shape("mapbox-token", "mapbox_secret_token", ("sk.eyJ", "tk.eyJ"), r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}"),
+    Shape("huggingface-token", "huggingface_token", ("hf_",), r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9])"),
+    Shape("huggingface-org-token", "huggingface_token", ("api_org_",), r"[A-Za-z]{30,40}"),
+    Shape("groq-api-key", "groq_api_key", ("gsk_",), r"[A-Za-z0-9]{40,}"),
+    Shape("perplexity-api-key", "perplexity_api_key", ("pplx-",), r"[A-Za-z0-9]{40,}"),
+    Shape("replicate-token", "replicate_token", ("r8_",), r"[A-Za-z0-9]{30,}", entropy=True),
+    Shape("xai-api-key", "xai_api_key", ("xai-",), r"[A-Za-z0-9]{60,}"),
+    Shape("nvidia-api-key", "nvidia_api_key", ("nvapi-",), r"[A-Za-z0-9_-]{50,}"),
+    Shape("langsmith-api-key", "langsmith_api_key", ("lsv2_",), r"(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{8,12}"),
+    Shape("pinecone-api-key", "pinecone_api_key", ("pcsk_",), r"[A-Za-z0-9_]{40,}"),
+    Shape("tavily-api-key", "tavily_api_key", ("tvly-",), r"[A-Za-z0-9_-]{20,}", entropy=True),
+    Shape("firecrawl-api-key", "firecrawl_api_key", ("fc-",), r"[a-f0-9]{32}(?![A-Za-z0-9])"),
+    Shape("cerebras-api-key", "cerebras_api_key", ("csk-",), r"[a-z0-9]{40,}"),
+    Shape("fireworks-api-key", "fireworks_api_key", ("fw_",), r"[A-Za-z0-9]{20,}", entropy=True),
+    Shape("together-api-key", "together_api_key", ("tgp_v1_",), r"[A-Za-z0-9_-]{40,}"),
+    Shape("jina-api-key", "jina_api_key", ("jina_",), r"[a-f0-9]{32}[A-Za-z0-9_-]{20,}"),
+    Shape("wandb-api-key", "wandb_api_key", ("wandb_v1_",), r"[A-Za-z0-9_]{77}"),
+    Shape("devin-api-key", "devin_api_key", ("cog_",), r"[a-z2-7]{52}(?![A-Za-z0-9])"),
+    Shape("riot-api-key", "riot_api_key", ("RGAPI-",), r"[A-Za-z0-9-]{36}(?![A-Za-z0-9-])"),
+    Shape("dub-api-key", "dub_api_key", ("dub_",), r"[A-Za-z0-9]{24}(?![A-Za-z0-9])", entropy=True),
+    Shape("zuplo-api-key", "zuplo_api_key", ("zpka_",), r"[A-Za-z0-9]{32}_[a-fA-F0-9]{8}"),
+    # package registries
+    Shape("npm-token", "npm_token", ("npm_",), r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    Shape("pypi-token", "pypi_token", ("pypi-",), r"AgE[A-Za-z0-9_-]{50,}"),
+    Shape("rubygems-token", "rubygems_token", ("rubygems_",), r"[a-f0-9]{48}"),
+    Shape("nuget-api-key", "nuget_api_key", ("oy2",), r"[a-z0-9]{43}(?![A-Za-z0-9])"),
+    Shape("docker-hub-token", "docker_hub_token", ("dckr_pat_", "dckr_oat_"), r"[A-Za-z0-9_-]{20,}"),
+    Shape("jfrog-api-key", "jfrog_api_key", ("AKCp",), r"[A-Za-z0-9]{60,}"),
+    Shape("jfrog-token", "jfrog_token", ("cmVmdGtuOjAxOj",), r"[A-Za-z0-9]{40,}"),
+    Shape("clojars-token", "clojars_token", ("CLOJARS_",), r"[a-z0-9]{60}"),
+    Shape("pulumi-token", "pulumi_token", ("pul-",), r"[a-f0-9]{40}"),
+    # observability / productivity
+    Shape("sentry-token", "sentry_token", ("sntryu_",), r"[a-f0-9]{64}"),
+    Shape("sentry-org-token", "sentry_token", ("sntrys_",), r"eyJ[A-Za-z0-9_=+/-]{20,}"),
+    Shape("grafana-service-account-token", "grafana_token", ("glsa_",), r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
+    Shape("grafana-cloud-token", "grafana_token", ("glc_",), r"[A-Za-z0-9+/]{32,}={0,2}"),
+    Shape("newrelic-user-key", "newrelic_key", ("NRAK-",), r"[A-Z0-9]{27}"),
+    Shape("newrelic-admin-key", "newrelic_key", ("NRAA-",), r"[a-f0-9]{27}"),
+    Shape("newrelic-browser-key", "newrelic_key", ("NRJS-",), r"[a-f0-9]{19}"),
+    Shape("newrelic-insert-key", "newrelic_key", ("NRII-",), r"[A-Za-z0-9_-]{32}"),
+    Shape("dynatrace-token", "dynatrace_token", ("dt0c01.",), r"[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+    Shape("sourcegraph-token", "sourcegraph_token", ("sgp_",), r"(?:[a-fA-F0-9]{16}_)?[a-fA-F0-9]{40}"),
+    Shape("harness-token", "harness_token", ("pat.", "sat."), r"[A-Za-z0-9_-]{22}\.[a-f0-9]{24}\.[A-Za-z0-9]{20}"),
+    Shape("settlemint-token", "settlemint_token", ("sm_pat_", "sm_aat_", "sm_sat_"),
+          r"[A-Za-z0-9]{16}(?![A-Za-z0-9])"),
+    Shape("intra42-secret", "intra42_secret", ("s-s4t2ud-", "s-s4t2af-"), r"[a-f0-9]{64}"),
+    Shape("cloudflare-origin-ca-key", "cloudflare_origin_ca_key", ("v1.0-",), r"[a-f0-9]{24}-[a-f0-9]{146}"),
+    Shape("onepassword-secret-key", "onepassword_secret_key", ("A3-",),
+          r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"),
+    Shape("postman-api-key-legacy", "postman_api_key", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}"),
+    Shape("prefect-token", "prefect_token", ("pnu_",), r"[A-Za-z0-9]{36}"),
+    Shape("dropbox-token", "dropbox_token", ("sl.",), r"(?:u\.)?[A-Za-z0-9_=-]{130,}"),
+    Shape("resend-api-key", "resend_api_key", ("re_",),
+          r"[A-Za-z0-9]{8}_[A-Za-z0-9]{24,}(?![A-Za-z0-9_])", entropy=True),
+    Shape("linear-api-key", "linear_api_key", ("lin_api_",), r"[A-Za-z0-9]{40}"),
+    Shape("linear-oauth-token", "linear_api_key", ("lin_oauth_",), r"[a-f0-9]{64}"),
+    Shape("notion-token", "notion_token", ("ntn_",), r"[A-Za-z0-9]{40,}"),
+    Shape("notion-integration-secret", "notion_token", ("secret_",), r"[A-Za-z0-9]{43}(?![A-Za-z0-9])"),
+    Shape("figma-token", "figma_token", ("figd_",), r"[A-Za-z0-9_-]{40}"),
+    Shape("contentful-token", "contentful_token", ("CFPAT-",), r"[A-Za-z0-9_-]{43}"),
+    Shape("shopify-token", "shopify_token", ("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}"),
+    Shape("readme-api-key", "readme_api_key", ("rdme_",), r"[a-z0-9]{70}"),
+    Shape("typeform-token", "typeform_token", ("tfp_",), r"[A-Za-z0-9_=.-]{40,}"),
+    Shape("airtable-token", "airtable_token", ("pat",), r"[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9])"),
+    Shape("planetscale-token", "planetscale_token", ("pscale_tkn_", "pscale_pw_", "pscale_oauth_"),
+          r"[A-Za-z0-9=_.-]{32,64}"),
+    Shape("hubspot-token", "hubspot_token", ("pat-na1-", "pat-eu1-"), r"[a-f0-9-]{36}"),
+    Shape("twitter-bearer-token", "twitter_bearer_token", ("AAAAAAAAAAAAAAAAAAAAA",), r"[A-Za-z0-9%]{30,}"),
+    # secret managers
+    Shape("vault-token", "vault_token", ("hvs.", "hvb.", "hvr."), r"[A-Za-z0-9_-]{24,}"),
+    Shape("vault-legacy-token", "vault_token", ("s.",), r"[A-Za-z0-9]{24}(?![A-Za-z0-9.])", entropy=True),
+    Shape("doppler-personal-token", "doppler_token", ("dp.pt.",), r"[A-Za-z0-9]{40,}"),
+    Shape("doppler-service-token", "doppler_token", ("dp.st.",), r"[A-Za-z0-9_.-]{40,}"),
+    Shape("doppler-other-token", "doppler_token", ("dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."), r"[A-Za-z0-9]{40,}"),
+    Shape("onepassword-token", "onepassword_token", ("ops_eyJ",), r"[A-Za-z0-9+/=_-]{50,}"),
+    Shape("age-secret-key", "age_secret_key", ("AGE-SECRET-KEY-1",), r"[0-9A-Z]{50,}"),
+    # Aiven service passwords and tokens: 'AVNS_' and about 19 random characters
+    Shape("aiven-password", "aiven_password", ("AVNS_",), r"[A-Za-z0-9_-]{15,}"),
+    # Grafana's older API keys are base64 of '{"k":"…","n":"…","id":…}', so they open 'eyJrIjoi'
+    Shape("grafana-api-key", "grafana_api_key", ("eyJrIjoi",), r"[A-Za-z0-9+/]{50,}={0,2}"),
+    # JSON Web Tokens (header.payload.signature; JWE has five parts). An unsigned token (alg "none", or a
+    # signature cut off) is header.payload: both halves are base64 JSON ('eyJ')
+    Shape("jwt", "jwt", ("eyJ",),
+          r"[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?"
+          r"|eyJ[A-Za-z0-9_-]{14,}(?![A-Za-z0-9_.-]))"),
+)
+
+# --------------------------------------------------------------------------------------------
+# Shapes the token scan judges in code (a checksum-free structure, a neighbour, an entropy test)
+# --------------------------------------------------------------------------------------------
+TOKEN_RULES: tuple[Rule, ...] = (
+    Reader("private-key", "private_key", keywords=("-----", "putty", "---- begin")),
+    Reader("putty-private-key", "private_key", keywords=("putty",)),
+    Reader("bitlocker-key", "bitlocker_key"),
+    Reader("azure-client-secret", "azure_client_secret"),
+    Reader("discord-bot-token", "discord_bot_token"),
+    Reader("terraform-cloud-token", "terraform_cloud_token"),
+    Reader("facebook-app-token", "facebook_app_token"),
+    Reader("salesforce-token", "salesforce_token"),
+    Reader("telegram-bot-token", "telegram_bot_token"),
+    Reader("azure-refresh-token", "azure_refresh_token"),
+    Reader("mailchimp-key", "mailchimp_key"),
+    Reader("aws-secret-access-key", "aws_secret_access_key"),
+    Reader("generic-prefixed-token", "api_token"),
+    Reader("url-user-token", "url_credentials"),
+    Reader("secret-word-context", "secret"),
+    Reader("service-name-context", "secret"),
+    Reader("token-second-half", "secret"),
+)
+
+# --------------------------------------------------------------------------------------------
+# A label and its value, wherever it is written (labels.py reads them; the kind is the label's:
+# "password" for a password word, "secret" for the others)
+# --------------------------------------------------------------------------------------------
+LABEL_RULES: tuple[Rule, ...] = (
+    Reader("label-assignment", "label"),
+    Reader("label-element", "label"),
+    Reader("label-attribute", "label"),
+    Reader("label-call", "label"),
+    Reader("label-name-value", "label"),
+    Reader("label-flag", "label"),
+    Reader("label-below", "label"),
+    Reader("label-compared", "label"),
+    Reader("label-unpacked", "label"),
+    Reader("authorization-value", "bearer_token"),
+    Reader("prose-password", "password"),
+)
+
+# --------------------------------------------------------------------------------------------
+# What runs after the token scan and the labels, in this order, each when its keywords allow
+# --------------------------------------------------------------------------------------------
+DETECTORS: tuple[Rule, ...] = (
+    Reader("login-pair", "password", keywords=(" / ",)),
+    Reader("app-password", "password", keywords=(("app", "pass"),)),
+    Reader("table-column", "label", keywords=("-|", "- |", ":|")),
+    Reader("csv-column", "label", keywords=((",", "pass"),)),
+    Reader("auth-header", "bearer_token", keywords=("bearer", "basic")),
+    Reader("url-credentials", "url_credentials", keywords=(("@", "://"),)),
+    Reader("oracle-connect", "connection_string", keywords=(("@", "sqlplus"), ("@", "jdbc:oracle"))),
+    Reader("cli-password", "cli_password", keywords=(" -", "net use", ("|", "echo"))),
+    Reader("session-cookie", "session_cookie", keywords=("cookie", " -b ")),
+    Reader("bundler-credentials", "password", keywords=("bundle_",)),
+    Pattern("pgpass", "password", keywords=("pgpass", ":5432:", ":*:"),
+            pattern=r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]{1,200})[ \t]*\r?$",
+            group=1, validators=("cli_value",)),
+    Reader("k8s-secret", "k8s_secret", keywords=(("kind", "secret"),)),
+    Reader("terraform-variable", "label", keywords=(("variable", "default"),)),
+    Reader("webhook-url", "webhook_url", keywords=("hook",)),
+    # shapes shorter than the token scan's 20 characters
+    Pattern("slack-legacy-token", "slack_token", keywords=("xox",),
+            pattern=r"(?<![A-Za-z0-9_-])xox[ar]-(?:\d-)?[0-9A-Za-z]{8,48}(?![A-Za-z0-9_-])"),
+    Pattern("sumologic-access-id", "sumologic_access_id", keywords=("sumo",),
+            pattern=r"(?i)sumo[a-z]*[_.-]?access[_.-]?id[\"']?\s*[:=]\s*[\"']?(su[A-Za-z0-9]{12})(?![A-Za-z0-9])",
+            group=1, validators=("random14",)),
+    # base64 of "-----BEGIN": a PEM file put in an environment variable
+    Pattern("pem-base64", "private_key", keywords=("ls0tls1crudjti",),
+            pattern=r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}", validators=("b64_private_key",)),
+    # HashiCorp Vault unseal keys: "Unseal Key 2: …", "vault operator unseal …"
+    Pattern("vault-unseal-key", "vault_unseal_key", keywords=("nseal",),
+            pattern=r"(?:[Uu]nseal [Kk]ey \d{1,2}: |vault operator unseal (?:-\S+ )*)([A-Za-z0-9+/]{20,}={0,2})",
+            group=1, validators=("random20",)),
+    Reader("credential-call", "password", keywords=(("(", "auth"), ("(", "credential"), ("(", "directoryentry("),
+                                                    ("(", ".login("))),
+    Reader("sql-identified-by", "password", keywords=("identified",)),
+    # the text of a Wi-Fi QR code: WIFI:T:WPA;S:<net>;P:<password>;;
+    Pattern("wifi-qr", "password", keywords=("wifi:",),
+            pattern=r"WIFI:(?:[A-Z]:(?:\\.|[^;\\\n]){0,64};){0,4}P:((?:\\.|[^;\\\n]){1,64})",
+            group=1, validators=("cli_value",)),
+    # New Relic keys end in their kind: a license key in NRAL, a mobile app token in -NRMA
+    Pattern("new-relic-key", "new_relic_key", keywords=("nral", "-nrma"),
+            pattern=r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{36}NRAL|[A-Za-z0-9]{40,42}-NRMA)(?![A-Za-z0-9-])"),
+    # PayPal Braintree: access_token$production$<id>$<hex>
+    Pattern("braintree-token", "braintree_token", keywords=("$production$", "$sandbox$"),
+            pattern=r"access_token\$(?:production|sandbox)\$([a-z0-9]{16}\$[a-f0-9]{32})(?![A-Za-z0-9])", group=1),
+    # Azure Data Factory: IR@<guid>@<factory>@<region>@<key>
+    Pattern("datafactory-shir-key", "datafactory_shir_key", keywords=("ir@",),
+            pattern=r"IR@[0-9a-zA-Z-]{36}@[^@\s]{1,100}@[0-9a-zA-Z=-]{0,100}@[A-Za-z0-9+/=]{44}"),
+    # Jenkins credentials.xml keeps secrets encrypted as {AQAAAB…}: the master key decrypts them
+    Pattern("jenkins-secret", "jenkins_secret", keywords=("aqaaab",),
+            pattern=r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,600}?)\}", group=1),
+    # (rase: phrase, frase)
+    Reader("personal", "personal", keywords=("code", "pin", "seed", "rase")),
+    Reader("email", "email", keywords=("@",), optional="strip_emails"),
+)
+
+# --------------------------------------------------------------------------------------------
+# Rules inside the readers above, named so that --explain can say which one redacted a value
+# --------------------------------------------------------------------------------------------
+READER_RULES: tuple[Rule, ...] = (
+    Reader("connection-string", "connection_string"),
+    Reader("github-oauth-user", "url_credentials"),
+    Reader("cli-p-flag", "cli_password"),
+    Reader("cli-user-password", "cli_password"),
+    Reader("cli-key-as-user", "cli_password"),
+    Reader("redis-cli-password", "cli_password"),
+    Reader("echo-to-password-reader", "cli_password"),
+    Reader("ldap-bind-password", "cli_password"),
+    Reader("powershell-securestring", "password"),
+    Reader("htpasswd-batch", "cli_password"),
+    Reader("net-user", "cli_password"),
+    Reader("net-use", "cli_password"),
+    Reader("k8s-secret-json", "k8s_secret"),
+    Reader("seed-phrase", "seed_phrase"),
+    Reader("recovery-codes", "recovery_code"),
+    Reader("pin", "pin"),
+    Reader("lock-code", "pin"),
+    Reader("propagated", "secret"),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Vocabulary: labels
+# --------------------------------------------------------------------------------------------
+PASSWORD_WORDS = frozenset(
+    "password passwd passwort passord passordet pwd pass pw passphrase passcode kennwort "
+    "lösenord losenord lösenordet wachtwoord contraseña contrasena adgangskode adgangskoden "
+    "kodeord kodeordet senha salasana hasło haslo heslo jelszó jelszo psk mdp motdepasse "
+    "passin passout storepass keypass srcstorepass deststorepass srckeypass destkeypass "
+    "kspass tspass requirepass masterauth masterpass".split())
+SECRET_WORDS = frozenset(
+    "secret token apikey credential credentials creds authorization auth authtoken "
+    "accesstoken refreshtoken idtoken sessiontoken privatekey secretkey accesskey accountkey "
+    "sharedaccesskey appkey masterkey dockerconfigjson dockercfg appid sig clientsecret "
+    "passkey skey".split())  # skey: Duo's secret key
+# qualifiers that turn a bare "key" into a secret key
+KEY_QUALIFIERS = frozenset(
+    "api secret private access account app application master encryption enc signing sign "
+    "client auth license licence subscription shared service webhook hmac jwt session storage "
+    "admin write deploy ssh gpg pgp root management mgmt cipher crypt crypto aes x ingest "
+    "ingestion instrumentation sdk server rest consumer aws azure gcp s3 openai anthropic "
+    "mistral cohere groq gemini stripe twilio sendgrid mailgun datadog dd sentry algolia "
+    "mapbox pusher firebase recaptcha live prod production test dev user personal "
+    "nøkkel".split())
+# what names a wireless network's key ("WPA2 key", "Wi-Fi key", "network key")
+WIFI_WORDS = frozenset("wifi wlan wpa wpa2 wpa3 wep network".split())
+# "pat" is a personal access token only beside the name of a service that issues them
+PAT_OWNERS = frozenset("github gh gitlab gl azure devops ado vsts bitbucket atlassian jira confluence "
+                        "huggingface hf personal access".split())
+# allowed words *after* the secret word ("secret_key_base", "password2", "token_value")
+LABEL_TRAILERS = frozenset("value val base str string b64 base64 hex raw plain clear cleartext encoded literal key".split())
+# a label ending in one of these names something about a secret, not the secret itself
+FUSED_PASS_PREFIXES = ("store", "key", "srcstore", "deststore", "srckey", "destkey", "become",
+                      "ssh", "sudo", "db", "root", "admin", "user", "ks", "ts", "ansible")
+REFERENCE_PREFIXES = ("#{", "@{", "-----", "env:", "enc[",  # (SOPS ciphertext: 'ENC[AES256_GCM,data:…]')
+               "file:", "fd:", "vault:", "op://", "!vault", "!ref", "ref+", "arn:", "secretref",
+               "process.env", "os.environ", "os.getenv", "getenv(", "env(", "env[", "env.",
+               "secrets.", "settings.", "config.", "import.meta", "request.", "self.", "this.",
+               "args.", "params.", "options.", "opts.", "cfg.", "conf.", "props.", "sys.argv",
+               "input(", "getpass", "prompt(", "read(", "keyring.", "vars.", "var.", "local.",
+               "data.", "module.", "lookup(")
+PLACEHOLDER_WORDS = frozenset(
+    "password passwd passwort passord secret secrets token apikey api_key key changeme change_me "
+    "changeit example examples sample redacted removed hidden masked none null nil undefined true "
+    "false yes no required optional string str text int integer bool boolean bytes any object dict "
+    "list value default empty placeholder todo tbd fixme dummy fake test testing foo bar baz qux "
+    "foobar foobared hunter2 letmein admin root user username guest demo mypassword mysecret "
+    "mytoken yourpassword yoursecret yourtoken pass pwd na n/a xxx unset unknown notset "
+    "set missing omitted private public same_as_above see_above secure supersecret "
+    "correcthorsebatterystaple geheim hemmelig passord123 password123 sensitive confidential "
+    "auto generated random".split())
+# documented defaults of servers and images: not a secret of the user's
+DEFAULT_PASSWORDS = frozenset(
+    "postgres mysql mariadb root admin changeme changeit password secret guest oracle tiger "
+    "manager sa redis rabbitmq minioadmin minio elastic neo4j mongo mongodb toor raspberry "
+    "ubuntu vagrant docker jenkins sonar nexus keycloak airflow grafana prom-operator "
+    "admin123 password1 123456 12345678 qwerty letmein welcome anonymous anonymous@ "
+    "notasecret".split())  # (Google's P12 key files all open with 'notasecret')
+
+
+PLACEHOLDER_OPENINGS = ("your", "my", "insert", "enter", "replace", "put", "paste", "fill", "add")
+PLACEHOLDER_ENDINGS = ("_here", "-here", " here", ".here")
+PLACEHOLDER_INNER = ("xxxx", "***", "...", "\u2026", "\u2022\u2022\u2022", "____", "example", "placeholder",
+             "redacted", "changeme", "change_me", "change-me", "dummy", "fake", "notareal",
+             "not_a_real", "not-a-real", "notreal")
+# kinds of file no secret is named after (a key's own files are in PATH_ENDINGS: "key: id_rsa.pem" is a
+# path, and a value ending in them is judged as one)
+FILE_TYPES = frozenset("""mp4 mp3 m4a wav flac ogg mov avi mkv webm webp png jpg jpeg gif svg ico bmp tif tiff heic
+pdf doc docx xls xlsx ppt pptx odt ods csv tsv xml html htm md rst tex zip gz tgz bz2 xz zst 7z rar tar jar war
+whl deb rpm dmg iso img exe dll so dylib py js mjs ts tsx jsx go rs java rb php sh sql log bak db sqlite
+parquet avro ipynb""".split())
+PATH_ENDINGS = (".pem", ".key", ".json", ".txt", ".crt", ".cer", ".p12", ".pfx", ".jks", ".gpg", ".asc",
+             ".env", ".yml", ".yaml", ".ini", ".conf", ".cfg", ".toml")
+# an API's object and request ids ("req_…", "evt_…", "chatcmpl-…"): shown in logs and answers, no secret
+ID_PREFIXES = frozenset("req request trace span evt event msg txn run thread asst chatcmpl batch job "
+                         "cus ch pi py sub in prod price acct file".split())
+
+
+FUSED_SECRET_ENDINGS = ("key", "keys", "token", "tokens", "secret", "secrets")
+HOLDER_LABELS = frozenset("value val data content body payload result text".split())
+HOLDER_TAGS = HOLDER_LABELS | frozenset("member item entry string element code pre kbd samp tt span div p li td th b i em strong".split())
+
+
+# Services whose keys scanners find by the service's name as the label ("cloudflare: '…'",
+# "mixpanel …", "'artifactory', '…'"): the name alone says what a random token beside it is.
+SERVICES = frozenset("""
+airtable algolia amplitude artifactory asana atlassian auth0 bitbucket bitly braintree browserstack
+buildkite circleci clickup cloudflare cloudinary cloudimage codecov confluent contentful coveralls
+datadog digitalocean discord docusign doppler dropbox dynatrace elastic fastly figma firebase
+freshdesk freshworks github gitlab grafana heroku honeycomb hubspot intercom jfrog jira keenio
+kraken kucoin launchdarkly linear linode loggly mailchimp mailgun mailjet mapbox mattermost
+metabase mixpanel mongodb netlify newrelic ngrok notion npm okta onesignal openai opsgenie
+pagerduty paypal pinecone planetscale plaid postman pulumi pusher railway readme rollbar
+salesforce segment sendgrid sendinblue sentry shopify slack snyk sonarcloud sourcegraph splunk
+square stripe sumologic supabase telegram terraform textmagic travis trello twilio twitch
+typeform vercel vonage webex wistia zapier zendesk zoom mux backblaze coinbase binance bitfinex
+dockerhub quay rapidapi sendbird pubnub ably agora imgur giphy unsplash spotify smartsheet toggl
+clockify calendly eventbrite openweathermap ipstack ipinfo scraperapi apify huggingface replicate
+cohere anthropic deepgram assemblyai elevenlabs pinata infura alchemy etherscan moralis nylas
+postmark sparkpost mandrill mailerlite klaviyo braze iterable customerio mparticle heap fullstory
+hotjar logrocket bugsnag raygun airbrake honeybadger papertrail logdna sematext scalyr statuspage
+""".split())
+VENDOR_SEPARATORS = " \t\"'`:=,("
+DIGEST_LENGTHS = frozenset((32, 40, 56, 64, 96, 128))  # md5, sha1, sha224, sha256, sha384, sha512
+REFERENCE_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
+BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:", 'key="', "key='")
+PAGING_WORDS = frozenset(("next", "page", "continuation", "pagination", "idempotency", "cursor", "sync",
+                     "resume", "purchase", "action", "request", "input", "output", "change",
+                     "lock", "sequence", "forward", "backward", "starting", "marker", "client", "update", "synced"))
+DIGEST_BEFORE = ("sha256=", "sha256:", "sha384=", "sha512=", "sha512-", "sha384-", "sha1=", "md5=")  # a wheel's RECORD
+# words that make a nearby high-entropy token a secret ("here is the Acme API token: ...")
+CONTEXT_WORDS = ("token", "secret", "key", "passw", "passord", "kennwort", "credential", "nøkkel",
+             "nokkel", "schlüssel", "clé", "clave", "nyckel", "sleutel", "nøgle", "bearer",
+             "webhook", "dsn", " pat")
+# words that say "this long string is a hash / id / public thing"
+NOT_SECRET_CONTEXT = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "signingkey", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
+            "integrity", "commit", "hash", "cert", "request_id", "request-id", "request id", "trace", "uuid",
+            "etag", "revision", "rev=", "serial", "ciphervalue", "ciphertext", "cipherdata", "dnskey",
+            "page token", "page_token", "pagetoken", "next token", "next_token", "nexttoken")
+HEX_CONTEXT_WORDS = ("token", "secret", "key", "passw", "credential", "nøkkel", "schlüssel")
+CODE_WORDS = frozenset("if elif else while for not and or def class case when with except return "
+                        "var let const val public private static final".split())
+FLAG_NOUNS = frozenset("flag flags option options argument arguments arg args parameter parameters param "
+                        "params switch switches setting field prompt".split())
+SPACED_LABELS = frozenset(("password", "passwd", "pass", "passphrase", "psk", "requirepass", "masterauth", "masterpass"))
+AUTH_SCHEMES = frozenset("bearer basic token bot ssws digest negotiate ntlm apikey api-key sso-key oauth splunk geniekey".split())
+
+
+WEB_SCHEMES = frozenset("http https ftp ftps sftp ws wss git ssh smtp smtps imap imaps".split())
+CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "7z", "7za", "rar", "unrar")
+CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
+PROSE_CONNECTORS = frozenset(
+    "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "
+    "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
+    "midlertidig vorläufiges provisoire default -> => - – — →".split())
+PROSE_STOPS = frozenset("like such e.g. eg. example z.b. zb som wie comme como zoals".split())
+
+
+LOGIN_IS = frozenset("is er ist är est es".split())  # "my login is <user> / <password>"
+PASS_NEXT = frozenset("is er ist est es är was war var blev wurde lautet = : -> => "
+                       "for til fürs für pour para voor för på".split())
+# words a sentence puts in quotes after "password is" that are not the password
+NOT_A_VALUE = frozenset("required optional empty blank hidden invalid incorrect wrong correct missing "
+                         "null none unset masked encrypted secret password sample".split())
+CREDENTIAL_CALLS = ("Credential(", "DirectoryEntry(", "Auth(", ".login(", "Credentials(", "Authentication(")
