@@ -36,10 +36,11 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from . import filters, labels, prose, structures, tokens
 from .catalogue import DEFAULT_PASSWORDS, DETECTORS, TOKEN_RULES, Pattern
-from .filters import _HAS_DIGIT, _MARK, _MAX_VALUE, _bounded, _code_name, _low_information, _placeholder_token
+from .filters import _HAS_DIGIT, _MARK, _MAX_VALUE, _bounded, _code_name
 from .patterns import compile_all
 from .personal import personal
 
@@ -88,14 +89,14 @@ def _init() -> None:
 def _pattern_reader(rule: Pattern):
     """A Pattern rule as a reader: each match's group, kept when every validator accepts it."""
     rx = re.compile(rule.pattern)
-    group, kind = rule.group, rule.kind
+    group, kind, rule_id = rule.group, rule.kind, rule.id
     checks = tuple(filters.VALIDATORS[name] for name in rule.validators)
 
     def read(text: str, low: str, spans: _Spans) -> None:
         for m in rx.finditer(text):
             v = m.group(group)
             if all(check(v) for check in checks):
-                spans.add(m.start(group), m.end(group), kind, text)
+                spans.add(m.start(group), m.end(group), kind, text, rule_id)
     return read
 
 
@@ -119,20 +120,24 @@ class _Spans:
 
     A document that repeats a line ("password: X" a thousand times) repeats its values: each
     verdict that depends on the value alone (or on a token and the text of its context window)
-    is reached once per document (and forgotten with it).
+    is reached once per document (and forgotten with it). When explaining, every span is also
+    kept with the rule that found it (``trace``), and every labelled value let go with the name
+    of what let it go (``released``).
     """
-    __slots__ = ("items", "filler", "released", "verdicts", "context", "shared", "searched")
+    __slots__ = ("items", "filler", "filtered", "verdicts", "context", "shared", "searched", "trace", "released")
 
-    def __init__(self):
+    def __init__(self, explain: bool = False):
         self.items: list[tuple[int, int, str]] = []
-        self.filler: dict[str, bool] = {}
-        self.released: dict[tuple, str] = {}  # filters.value_filter, by value, label class and quoting
+        self.filler: dict[str, str] = {}  # the filler filter's verdict, by value
+        self.filtered: dict[tuple, str] = {}  # filters.value_filter, by value, label class and quoting
         self.verdicts: dict[tuple, tuple] = {}  # _value_verdict, by value, separator and label
-        self.context: dict[tuple, bool] = {}  # _secret_context, by token and context window
+        self.context: dict[tuple, str] = {}  # _secret_context, by token and context window
         self.shared: dict[str, bool] = {}  # _plain_label_holds, by value
         self.searched = 0  # values _plain_label_holds looked for in the text (at most _MAX_SHARED)
+        self.trace: list | None = [] if explain else None  # (start, end, kind, rule)
+        self.released: list | None = [] if explain else None  # (start, end, label, filter)
 
-    def add(self, s: int, e: int, kind: str, text: str) -> None:
+    def add(self, s: int, e: int, kind: str, text: str, rule: str) -> None:
         if e <= s:
             return
         v = text[s:e]
@@ -141,18 +146,29 @@ class _Spans:
         if kind != "private_key":
             filler = self.filler.get(v)
             if filler is None:
-                filler = self.filler[v] = _low_information(v) or _placeholder_token(v)
+                filler = self.filler[v] = filters.first_release(filters.FILLER, v)
             if filler:
-                return  # filler and placeholders ("xxxx…", "AIzaaaa…", "…EXAMPLE") are no secret
+                # filler and placeholders ("xxxx…", "AIzaaaa…", "…EXAMPLE") are no secret
+                if self.released is not None:
+                    self.released.append((s, e, rule, filler))
+                return
         self.items.append((s, e, kind))
+        if self.trace is not None:
+            self.trace.append((s, e, kind, rule))
+
+    def let_go(self, s: int, e: int, label: str, name: str, answer: bool) -> bool:
+        """Note (when explaining) that the value at [s, e) of `label` was let go by `name`; `answer`."""
+        if self.released is not None:
+            self.released.append((s, e, label, name))
+        return answer
 
     def value_filter(self, v: str, cls: int, quoted: bool) -> str:
         """filters.value_filter (the filter that lets a labelled value go, or ''), once per distinct
         (value, label class, quoted) in the document."""
         key = (v, cls, quoted)
-        name = self.released.get(key)
+        name = self.filtered.get(key)
         if name is None:
-            name = self.released[key] = filters.value_filter(v, cls, quoted)
+            name = self.filtered[key] = filters.value_filter(v, cls, quoted)
         return name
 
 
@@ -164,10 +180,9 @@ def _lower(text: str) -> str:
 
 
 # ---- driver -----------------------------------------------------------------------------------
-def _collect(text: str, strip_emails: bool) -> list[tuple[int, int, str]]:
+def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, int, str]]:
     if not _READY:
         _init()
-    spans = _Spans()
     low = _lower(text)
     present = frozenset(w for w in _KEYWORDS if w in low)
     skip: list = []
@@ -311,7 +326,7 @@ def spans(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] 
     spans, found over a whole document, back into the document's parts.)"""
     if not isinstance(text, str) or not text:
         return []
-    items = _collect(text, strip_emails)
+    items = _collect(text, strip_emails, _Spans())
     if not items:
         return []
     items = _everywhere(text, items)
@@ -321,6 +336,46 @@ def spans(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] 
 def _redact(text: str, strip_emails: bool, allow, counts) -> str:
     items = spans(text, strip_emails=strip_emails, allow=allow, counts=counts)
     return apply(text, items, counts) if items else text
+
+
+class Redaction(NamedTuple):
+    start: int
+    end: int
+    kind: str
+    rules: tuple[str, ...]  # the rules that found it ("propagated": a copy of a value found elsewhere,
+    # "allowed": kept in clear by the allow marker or an allow pattern)
+
+
+class Release(NamedTuple):
+    start: int
+    end: int
+    found_by: str  # the label whose value it is, or the rule that found it
+    filter: str  # what let it go (a filter of filters.py, or a reading of the pair in labels.py)
+
+
+def explain(text: str, *, strip_emails: bool = False,
+            allow: Sequence[re.Pattern] | None = None) -> tuple[list[Redaction], list[Release]]:
+    """Why scrubbing `text` gives what it gives: each redaction with the rules that found it, and
+    each value a rule found and let go with the filter's name. Positions only, never values: the
+    answer may be printed. (The same rules as `spans`, run with their trace kept.)"""
+    if not isinstance(text, str) or not text:
+        return [], []
+    found = _Spans(explain=True)
+    items = _collect(text, strip_emails, found)
+    released = sorted(Release(*r) for r in found.released)
+    if not items:
+        return [], released
+    items = _everywhere(text, items)
+    merged = _merge(items) if len(items) > 1 else items
+    kept = set(_release(text, merged, allow, None))
+    trace = sorted(found.trace)
+    out = []
+    for s, e, kind in merged:
+        rules = sorted({r for ts, te, _, r in trace if ts < e and te > s}) or ["propagated"]
+        if (s, e, kind) not in kept:
+            rules = ["allowed"]
+        out.append(Redaction(s, e, kind, tuple(rules)))
+    return out, released
 
 
 

@@ -1071,3 +1071,9 @@ def _ctx_words(tok, mixed) -> bool:
 @named(CONTEXT_TOKEN, "encoded_text")
 def _ctx_encoded(tok, mixed) -> bool:
     return _encoded_text(tok)  # words in hex or base64, OpenSSL's ciphertext ("U2FsdGVkX1…")
+
+
+# ---- is a span found by any rule filler? ('xxxx…', 'AIzaaaa…', 'abcdef…123', '…EXAMPLE') --------------
+FILLER: list[Filter] = []
+named(FILLER, "low_information")(_low_information)
+named(FILLER, "placeholder_token")(_placeholder_token)

@@ -200,7 +200,7 @@ def _unpacked(text: str, a: int, b: int, info: tuple, spans: _Spans) -> bool:
     if text.count(",", bol, eq) != text.count(",", eq, eol) or im.lastindex is None:
         return False  # as many items as names, and the label's is a literal
     g = im.lastindex
-    return _check_value(text, info, "=", True, im.group(g), im.start(g), spans)
+    return _check_value(text, info, "=", True, im.group(g), im.start(g), spans, "label-unpacked")
 
 
 def _unpacked_into(text: str, vs: int) -> bool:
@@ -289,10 +289,10 @@ def _value_before(text: str, a: int, info: tuple, spans: _Spans) -> bool:
     if text[j] != "=" and not (text[j] == "(" and text.endswith(("equals(", "IgnoreCase("), 0, j + 1)):
         return False
     m = _VALUE_FIRST.search(text, max(0, a - 150), a)
-    return m is not None and _check_value(text, info, "=", True, m.group(2), m.start(2), spans)
+    return m is not None and _check_value(text, info, "=", True, m.group(2), m.start(2), spans, "label-compared")
 
 
-def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
+def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-assignment") -> bool:
     cls, kind, ident, flag, lident = info
     c = text[b:b + 1]
     if c == " " or c == "\t":
@@ -319,7 +319,7 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
             return True  # a vendor token, already redacted
         quoted = g != 7
-        return _check_value(text, info, sep, quoted, fm.group(g), fm.start(g), spans)
+        return _check_value(text, info, sep, quoted, fm.group(g), fm.start(g), spans, rule)
     if op:
         am = _ASSIGN.match(text, b)
         if am is not None:
@@ -340,10 +340,13 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
         end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
         if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
             v = text[pos + 1:end].strip()
-            if v and not spans.value_filter(v, cls, True):
+            if v:
                 off = text.find(v, pos + 1, end)
-                spans.add(off, off + len(v), kind, text)
-                return True
+                name = spans.value_filter(v, cls, True)
+                if not name:
+                    spans.add(off, off + len(v), kind, text, "label-element")
+                    return True
+                spans.let_go(off, off + len(v), ident, name, False)
         return False
     if prev == '"' or prev == "'":
         # <add key="ClearTextPassword" value="..."/>
@@ -351,18 +354,21 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
         if xm is not None:
             pos = xm.end()
             sep = "="
+            rule = "label-attribute"
         elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
             # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
             dm = _PHP_DEFINE.match(text, pos)
             if dm is not None and text[dm.end():dm.end() + 1] in ("\"", "'"):
                 pos = dm.end()  # (a bare argument is a variable or a keyword: 'prompt("Password", hide_input=True)')
                 sep = "="
+                rule = "label-call"
     if sep is None and _name_before(text, a):
         # {"key": "token", "value": "..."} / - name: DB_PASSWORD\n  value: ...
         vf = _VALUE_FIELD.match(text, pos)
         if vf is not None:
             pos = vf.end()
             sep = "="
+            rule = "label-name-value"
     if sep is None:
         if (flag or lident in SPACED_LABELS) and text[b - 1] != ".":
             # "--password X", netrc "password X" (not the end of a sentence: "… to pass.  X")
@@ -371,11 +377,12 @@ def _value_after(text, low, a, b, info, spans, covered=None) -> bool:
                 return False
             pos = j
             sep = " "
+            rule = "label-flag"
         else:
             return False
     if pos >= n:
         return False
-    return _value_at(text, pos, info, sep, spans)
+    return _value_at(text, pos, info, sep, spans, rule)
 
 
 def _glued_name(text: str, a: int, v: str, e: int) -> bool:
@@ -387,7 +394,7 @@ def _glued_name(text: str, a: int, v: str, e: int) -> bool:
     return (q == '"' or q == "'") and text.startswith(q, e) and v.isalpha() and v.islower()
 
 
-def _value_at(text: str, pos: int, info: tuple, sep: str, spans: _Spans) -> bool:
+def _value_at(text: str, pos: int, info: tuple, sep: str, spans: _Spans, rule: str) -> bool:
     """Read the value (quoted or bare) that starts at pos and judge it; True when it is dealt with."""
     vm = _VALUE.match(text, pos)
     if vm is None:
@@ -396,7 +403,7 @@ def _value_at(text: str, pos: int, info: tuple, sep: str, spans: _Spans) -> bool
     quoted = g != 6
     if g == 1:
         g = 2
-    return _check_value(text, info, sep, quoted, vm.group(g), vm.start(g), spans)
+    return _check_value(text, info, sep, quoted, vm.group(g), vm.start(g), spans, rule)
 
 
 # What may stand before a label that is the title of the line below: a list, quote or heading
@@ -434,7 +441,7 @@ def _value_below(text: str, a: int, e: int, info: tuple, spans: _Spans) -> bool:
         shape = spans.verdicts[key] = _pw_shape(v)
     if shape < 1:
         return False
-    return _check_value(text, info, ":", g == 2, v, bm.start(g), spans)
+    return _check_value(text, info, ":", g == 2, v, bm.start(g), spans, "label-below")
 
 
 def _emphasised(text, low, a, b, info, spans, covered) -> bool:
@@ -456,11 +463,11 @@ def _emphasised(text, low, a, b, info, spans, covered) -> bool:
         j = _BLANKS.match(text, b + 1 + k).end()
         if text[j:j + 1] in ("\n", "\r"):
             return _value_below(text, a - k, j, info, spans)  # "**Password:**" / "Hytta2024"
-        return j < len(text) and _value_at(text, j, info, ":", spans)
+        return j < len(text) and _value_at(text, j, info, ":", spans, "label-assignment")
     return _value_after(text, low, a, b, info, spans, covered)
 
 
-def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
+def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
     """Redact the value v found at vs after a label; True when the label's value is dealt with.
 
     The verdict depends on the value, the separator and the label alone, so a document that
@@ -477,25 +484,30 @@ def _check_value(text, info, sep, quoted, v, vs, spans) -> bool:
         if after[:1] == " " and (after[1:2].isalpha() or after[1:3] in ("= ", "| ")):
             if word == 4 and info[0] == _PWD:
                 return _app_password(text, vs, vs + 60, spans)  # "password: vkbq pmzt hxle wryd"
-            return False  # prose ("treat it like a password: never commit it"), or a type
-            # ("password: Unused = False", "password: Secret | None")
-    if action is None:
-        return False
+            # prose ("treat it like a password: never commit it"), or a type ("password: Unused =
+            # False", "password: Secret | None")
+            return spans.let_go(vs, vs + word, info[2], "prose_after_label", False)
+    if action.__class__ is str:
+        return spans.let_go(vs, vs + len(v), info[2], action, False)
     if action is _AUTH:
         _auth_value(text, vs, spans)
         return True
     off, n = action
     digits = n - 2 if v.startswith(("0x", "0X"), off) else n
     if info[0] != _PWD and digits in (8, 16, 40) and _HEX_ID.fullmatch(v, off, off + n) and _OPENPGP.search(_line_of(text, vs).lower()):
-        return True  # an OpenPGP key id or fingerprint ("gpg --recv-keys …", "user.signingkey …"): public
+        # an OpenPGP key id or fingerprint ("gpg --recv-keys …", "user.signingkey …"): public
+        return spans.let_go(vs + off, vs + off + n, info[2], "openpgp_key_id", True)
     if not quoted and text.startswith(_CODE_AFTER, vs + off + n) and _typed_name(v[off:off + n]):
-        return True  # a type or a variable in code: "key: X25519PrivateKey | None", "sig=p0_type_char + …"
+        # a type or a variable in code: "key: X25519PrivateKey | None", "sig=p0_type_char + …"
+        return spans.let_go(vs + off, vs + off + n, info[2], "type_or_variable_in_code", True)
     if _plain_label_holds(text, v[off:off + n], vs + off, spans):
-        return True  # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
+        # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
+        return spans.let_go(vs + off, vs + off + n, info[2], "held_by_a_plain_label", True)
     if (not quoted and (sep == "=" or sep == ":=") and text.find(",", max(0, vs - 160), vs) >= 0
             and _IDENTIFIER.fullmatch(v, off, off + n) and _unpacked_into(text, vs)):
-        return True  # unpacked in code: "username, password = split" names a variable
-    spans.add(vs + off, vs + off + n, info[1], text)
+        # unpacked in code: "username, password = split" names a variable
+        return spans.let_go(vs + off, vs + off + n, info[2], "unpacked_variable", True)
+    spans.add(vs + off, vs + off + n, info[1], text, rule)
     return True
 
 
@@ -508,7 +520,7 @@ def _column_label(name: str):
     return info if info[0] != _NOT else None
 
 
-def _cell(text: str, info: tuple, s: int, e: int, spans: _Spans) -> None:
+def _cell(text: str, info: tuple, s: int, e: int, spans: _Spans, rule: str) -> None:
     """Judge a table cell under a secret's header as that label's value: the cell bounds it, as
     quotes would ('`…`' and '**…**' around it are Markdown, not part of it)."""
     for mark in ("`", "**", "*"):
@@ -517,7 +529,7 @@ def _cell(text: str, info: tuple, s: int, e: int, spans: _Spans) -> None:
             break
     v = text[s:e]
     if _SPACE.search(v) is None:  # (a sentence in a cell: "see the vault", "same as above")
-        _check_value(text, info, ":", True, v, s, spans)
+        _check_value(text, info, ":", True, v, s, spans, rule)
 
 
 # a password column of a CSV header: a password manager's export ("name,url,username,password")
@@ -539,7 +551,7 @@ def _csv_exports(text: str, low: str, spans: _Spans) -> None:
             continue
         cells, done = csv_cells(text, s, _column_label)
         for info, cs, ce in cells:
-            _cell(text, info, cs, ce, spans)
+            _cell(text, info, cs, ce, spans, "csv-column")
 
 
 # what follows a type or a variable in code: a union, a default, a return type, a sum, the next parameter
@@ -606,12 +618,13 @@ _HEX_ID = lazy(r"(?:0x)?[0-9A-Fa-f]+")
 _OPENPGP = lazy(r"gpg|pgp|keyserver|signingkey|fingerprint")
 
 
-_AUTH = "auth"  # the value is an Authorization header's: <scheme> <credentials>
+_AUTH = object()  # the value is an Authorization header's: <scheme> <credentials>
 
 
 def _value_verdict(v, sep, quoted, info) -> tuple:
     """(length of a bare lower-case word whose next characters may make it prose, or -1;
-    then None for no secret, _AUTH, or the (offset, length) in v of the value to redact)."""
+    then the name of what lets the value go (a reading of the pair, or a filter of
+    filters.VALUE), _AUTH, or the (offset, length) in v of the value to redact)."""
     cls, _, _, flag, lident = info
     word = -1
     if not quoted:
@@ -621,24 +634,24 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
             if cm:
                 v = v[:cm.start()]
         if sep == ":" and v.endswith(":"):
-            return word, None
+            return word, "next_key"
         raw = v
         v = v.rstrip(",;)]}>:")  # (the end of a call or a signature: "pwd=None):")
         if v[:1] == "{" and len(v) < len(raw) and _OPEN_BRACE_WORD.fullmatch(v):
-            return word, None  # the brace closes after all, or an object goes on: "{name}", "{token1: x}"
+            return word, "object_or_field"  # the brace closes after all, or an object goes on: "{name}", "{token1: x}"
         if v.isalpha() and (v.islower() or v.istitle()):
             word = len(v)  # ("password: Unicode password.": prose, when a word follows)
     if not v:
-        return word, None
+        return word, "empty"
     if not quoted and v[-1] == "." and v[:-1].lower() in NOT_A_VALUE:
-        return word, None  # a field's description: "password: Required. The user's password."
+        return word, "field_description"  # a field's description: "password: Required. The user's password."
     if cls != _PWD and (stand_in := _SQUASH.sub("", v.lower()).rstrip("0123456789")) and stand_in in (
             _SQUASH.sub("", lident), _last_word(lident)):
-        return word, None  # a test's stand-in named after its label: token="token123", api_key: apikey1
+        return word, "stand_in_named_after_label"  # a test's stand-in named after its label: token="token123", api_key: apikey1
     if _spells_label(v, lident):
-        return word, None  # the value spells its label: 'utf_8_sig': 'UTF-8-SIG', SECRET_KEY = 'AWSSecretKey'
+        return word, "spells_label"  # the value spells its label: 'utf_8_sig': 'UTF-8-SIG', SECRET_KEY = 'AWSSecretKey'
     if "-" in v and _named_id(v, info[2]):
-        return word, None  # "ExportToken": "export-token-cu4lg26o…": an id named after what it is
+        return word, "id_named_after_label"  # "ExportToken": "export-token-cu4lg26o…": an id named after what it is
     # Authorization: <scheme> <credentials>
     if lident.endswith("authorization") or (cls == _SEC and v.lower() in AUTH_SCHEMES):
         return word, _AUTH
@@ -648,18 +661,17 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
         off = 5
     if sep == " ":
         if v[0] == "-" or (flag and cls != _PWD and _OPTION_SPEC.match(v)):
-            return word, None  # the next flag, or a flag's spec of fields ("--secret id=npm_token,src=…")
+            return word, "next_flag"  # the next flag, or a flag's spec of fields ("--secret id=npm_token,src=…")
         if v.rstrip(".,;:!?)").lower() in FLAG_NOUNS:
-            return word, None  # prose about the flag: "use the --password flag.", "the --token option"
+            return word, "prose_about_flag"  # prose about the flag: "use the --password flag.", "the --token option"
         if not flag and _pw_shape(v) < (2 if lident == "pass" else 1):
-            return word, None  # ("pass force_zip64 to use …": 'pass' the verb wants a strong value)
+            return word, "pass_as_a_verb"  # ("pass force_zip64 to use …": 'pass' the verb wants a strong value)
     elif v[0] == "-" and not quoted and _FLAG_LIST.fullmatch(v):
-        return word, None  # "Command line keys: -quiet,-verbose,-fix": options, listed
+        return word, "list_of_flags"  # "Command line keys: -quiet,-verbose,-fix": options, listed
     if cls == _SEC and lident.endswith("auth") and not (_b64_creds(v) or _entropy_ok(v, 20)):
-        return word, None
-    if value_filter(v, cls, quoted):  # (this verdict is itself memoised: no second table)
-        return word, None
-    return word, (off, len(v))
+        return word, "auth_not_a_credential"
+    name = value_filter(v, cls, quoted)  # (this verdict is itself memoised: no second table)
+    return word, name or (off, len(v))
 
 
 _SQUASH = lazy(r"[^a-z0-9]+")
@@ -718,10 +730,10 @@ def _auth_value(text: str, pos: int, spans: _Spans) -> None:
         return
     if not scheme and (_is_reference(v, False) or _is_compound_name(v)):
         return  # a variable ("self._expected_authorization") or a header's name ("x-amz-content-sha256")
-    _credential_token(text, m.start(2), v, scheme, spans)
+    _credential_token(text, m.start(2), v, scheme, spans, "authorization-value")
 
 
-def _credential_token(text, s, v, scheme, spans) -> None:
+def _credential_token(text, s, v, scheme, spans, rule: str) -> None:
     v = v.rstrip(".,;")
     if not v or _MARK in v or _placeholder(v, v.lower()):
         return  # (nothing left after the punctuation: "Authorization: Bearer ........")
@@ -729,10 +741,10 @@ def _credential_token(text, s, v, scheme, spans) -> None:
         if _b64_placeholder(v) or _B64_TEXT.fullmatch(v) is None:
             return  # base64 of "username:password"; or not base64 at all: "basic functionality.0Cm…" is prose
         if _b64_creds(v) or _entropy_ok(v, 16):
-            spans.add(s, s + len(v), "basic_auth", text)
+            spans.add(s, s + len(v), "basic_auth", text, rule)
         return
     if _entropy_ok(v, 12) or (len(v) >= 20 and not v.isalpha()):
-        spans.add(s, s + len(v), "bearer_token", text)
+        spans.add(s, s + len(v), "bearer_token", text, rule)
 
 
 def _auth_headers(text: str, low: str, spans: _Spans) -> None:
@@ -743,7 +755,7 @@ def _auth_headers(text: str, low: str, spans: _Spans) -> None:
             if (i == 0 or not (low[i - 1].isalnum() or low[i - 1] in "_-")) and e < len(low) and low[e] in " \t":
                 vm = _CRED_CHARS.match(text, e + 1 if low[e + 1:e + 2] not in (" ", "\t") else e + 2)
                 if vm is not None:
-                    _credential_token(text, vm.start(), vm.group(), scheme, spans)
+                    _credential_token(text, vm.start(), vm.group(), scheme, spans, "auth-header")
             i = low.find(scheme, e)
 
 
@@ -783,19 +795,20 @@ def _terraform(text: str, low: str, spans: _Spans) -> None:
             if _TF_SENSITIVE.search(text, m.end(), stop) is None:
                 continue
             info = (_SEC,) + info[1:]
-        _check_value(text, info, "=", True, dm.group(1), dm.start(1), spans)
+        _check_value(text, info, "=", True, dm.group(1), dm.start(1), spans, "terraform-variable")
 
 
 def _markdown_tables(text: str, low: str, spans: _Spans) -> None:
     """The cells under a secret's column in each Markdown table whose header names one."""
     for info, s, e in markdown_cells(text, lambda hb, he: _STEM.search(low, hb, he) is not None, _column_label):
-        _cell(text, info, s, e, spans)
+        _cell(text, info, s, e, spans, "table-column")
 
 
 def _bundler(text: str, low: str, spans: _Spans) -> None:
     """Bundler's per-host credentials (BUNDLE_GEMS__EXAMPLE__COM: "user:password")."""
     for m in _BUNDLER.finditer(text):
-        _value_after(text, low, m.start(), m.end(), (_PWD, "password", m.group(), False, m.group().lower()), spans)
+        _value_after(text, low, m.start(), m.end(), (_PWD, "password", m.group(), False, m.group().lower()), spans,
+                     rule="bundler-credentials")
 
 
 _BUNDLER = lazy(r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]+__[A-Z0-9]+(?![A-Za-z0-9_])")

@@ -32,7 +32,7 @@ def _app_password(text: str, s: int, e: int, spans: _Spans) -> bool:
     m = _APP_PASSWORD.search(text, s, eol if eol >= 0 else e)
     if m is None or not _random_letters(m.group().replace(" ", "")):
         return False
-    spans.add(m.start(), m.end(), "password", text)
+    spans.add(m.start(), m.end(), "password", text, "app-password")
     return True
 
 
@@ -91,7 +91,7 @@ def _pairs(text: str, low: str, spans: _Spans) -> None:
         tok, s = _trim(wm.group(), wm.start())
         shape = _pw_shape(tok)
         if shape == 2 or (shape == 1 and _login_pair(low, bol, nxt, tok)):
-            spans.add(s, s + len(tok), "password", text)
+            spans.add(s, s + len(tok), "password", text, "login-pair")
 
 
 def _email_before(low: str, bol: int, j: int) -> bool:
@@ -192,7 +192,7 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
             return  # (a signature: "password: str, method: str = 'scrypt'" gives no value)
         if shape == 2 or (shape == 1 and after_connector) or (shape == _QUOTED and after_copula):
             if not bad:
-                spans.add(s, s + len(tok), "password", text)
+                spans.add(s, s + len(tok), "password", text, "prose-password")
             return
         count += 1
         if count > 8:

@@ -41,7 +41,7 @@ def _url_creds(text: str, low: str, spans: _Spans) -> None:
                 # password a fixed word
                 user = m.group(1)
                 if len(user) >= 20 and not _url_placeholder(user):
-                    spans.add(m.start(1), m.end(1), "url_credentials", text)
+                    spans.add(m.start(1), m.end(1), "url_credentials", text, "github-oauth-user")
                 i = text.find("://", m.end())
                 continue
             placeholder = placeholders.get(pw)
@@ -59,7 +59,7 @@ def _url_creds(text: str, low: str, spans: _Spans) -> None:
                     a -= 1
                 scheme = text[a:i].lower()
                 kind = "url_credentials" if scheme in WEB_SCHEMES else "connection_string"
-                spans.add(m.start(2), m.end(2), kind, text)
+                spans.add(m.start(2), m.end(2), kind, text, "url-credentials" if kind == "url_credentials" else "connection-string")
             i = text.find("://", m.end())
         else:
             i = text.find("://", i + 3)
@@ -72,7 +72,7 @@ def _oracle(text: str, low: str, spans: _Spans) -> None:
             continue
         pw = m.group(1)
         if not _url_placeholder(pw) and len(pw) >= 3:
-            spans.add(m.start(1), m.end(1), "connection_string", text)
+            spans.add(m.start(1), m.end(1), "connection_string", text, "oracle-connect")
 
 
 # ---- CLI arguments -------------------------------------------------------------------------
@@ -115,7 +115,7 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
                 continue
             v, s = _unquote(m.group(1), m.start(1))
             if _cli_value_ok(v):
-                spans.add(s, s + len(v), "cli_password", text)
+                spans.add(s, s + len(v), "cli_password", text, "cli-p-flag")
     if "-u" in text or "--user" in text or "-U" in text:
         for m in _CLI_USERPASS.finditer(text):
             v, s = _unquote(m.group(4), m.start(4))
@@ -124,11 +124,11 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
             if m.group(3) == "%" and "smbclient" not in _line_of(low, m.start()) and "rpcclient" not in _line_of(low, m.start()):
                 continue
             if _cli_value_ok(v) and not _url_placeholder(v):
-                spans.add(s, s + len(v), "cli_password", text)
+                spans.add(s, s + len(v), "cli_password", text, "cli-user-password")
         for m in _CLI_KEY_AS_USER.finditer(text):
             v = m.group(2)  # curl -u "<api key>:" — the key is the user name, the password empty
             if _cli_value_ok(v) and (_pw_shape(v) or _entropy_ok(v)):
-                spans.add(m.start(2), m.end(2), "cli_password", text)
+                spans.add(m.start(2), m.end(2), "cli_password", text, "cli-key-as-user")
     if "-a " in text or "--pass " in text:
         for m in _CLI_REDIS.finditer(text):
             line = _line_of(low, m.start())
@@ -136,7 +136,7 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
                 continue
             v, s = _unquote(m.group(1), m.start(1))
             if _cli_value_ok(v):
-                spans.add(s, s + len(v), "cli_password", text)
+                spans.add(s, s + len(v), "cli_password", text, "redis-cli-password")
     if "echo" in text:
         for m in _CLI_ECHO.finditer(text):
             v, s = _unquote(m.group(1), m.start(1))
@@ -144,29 +144,29 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
                 user, _, pw = v.partition(":")  # chpasswd reads "user:password" lines
                 v, s = pw, s + len(user) + 1
             if _cli_value_ok(v):
-                spans.add(s, s + len(v), "cli_password", text)
+                spans.add(s, s + len(v), "cli_password", text, "echo-to-password-reader")
     if " -w " in text and "ldap" in low:
         for m in _CLI_LDAP_W.finditer(text):  # OpenLDAP tools: -w is the bind password (-p the port)
             if "ldap" in _line_of(low, m.start()):
                 v, s = _unquote(m.group(1), m.start(1))
                 if _cli_value_ok(v):
-                    spans.add(s, s + len(v), "cli_password", text)
+                    spans.add(s, s + len(v), "cli_password", text, "ldap-bind-password")
     if "securestring" in low:
-        _argument_values(text, _PS_SECURE, 1, "password", spans)
+        _argument_values(text, _PS_SECURE, 1, "password", spans, "powershell-securestring")
     if "htpasswd" in text:
-        _argument_values(text, _CLI_HTPASSWD, 1, "cli_password", spans)
+        _argument_values(text, _CLI_HTPASSWD, 1, "cli_password", spans, "htpasswd-batch")
     if "net user" in low:
-        _argument_values(text, _CLI_NETUSER, 2, "cli_password", spans)
+        _argument_values(text, _CLI_NETUSER, 2, "cli_password", spans, "net-user")
     if "net use " in low:
-        _argument_values(text, _CLI_NETUSE, 1, "cli_password", spans)
+        _argument_values(text, _CLI_NETUSE, 1, "cli_password", spans, "net-use")
 
 
-def _argument_values(text: str, rx, group: int, kind: str, spans: _Spans) -> None:
+def _argument_values(text: str, rx, group: int, kind: str, spans: _Spans, rule: str) -> None:
     """Redact group `group` of every match of `rx`, unquoted, unless it is a placeholder."""
     for m in rx.finditer(text):
         v, s = _unquote(m.group(group), m.start(group))
         if _cli_value_ok(v):
-            spans.add(s, s + len(v), kind, text)
+            spans.add(s, s + len(v), kind, text, rule)
 
 
 # ---- cookies ----------------------------------------------------------------------------------
@@ -184,7 +184,7 @@ def _cookies(text: str, low: str, spans: _Spans) -> None:
                 break
             name, v = pm.group(1), pm.group(2)
             if _SESSIONISH.search(name) and len(v) >= 8 and not _is_reference(v, True) and _MARK not in v:
-                spans.add(pm.start(2), pm.end(2), "session_cookie", text)
+                spans.add(pm.start(2), pm.end(2), "session_cookie", text, "session-cookie")
             pos = pm.end()
             if pos < len(text) and text[pos] == ";":
                 pos += 1
@@ -226,7 +226,7 @@ def _k8s(text: str, low: str, spans: _Spans) -> None:
                 v = vm.group(1)
                 if len(v) >= 4 and not _is_reference(v, True):
                     st = m.start(1) + vm.start(1)
-                    spans.add(st, st + len(v), "k8s_secret", text)
+                    spans.add(st, st + len(v), "k8s_secret", text, "k8s-secret-json")
 
 
 def _k8s_items(text: str, m, end: int, spans: _Spans) -> None:
@@ -243,7 +243,7 @@ def _k8s_items(text: str, m, end: int, spans: _Spans) -> None:
             pos = _block_scalar(text, pos, end, len(im.group(1)), spans)
         elif len(v) >= 4 and not _is_reference(v, True):
             off = text.find(v, im.start(2))
-            spans.add(off, off + len(v), "k8s_secret", text)
+            spans.add(off, off + len(v), "k8s_secret", text, "k8s-secret")
 
 
 def _block_scalar(text: str, pos: int, end: int, indent: int, spans: _Spans) -> int:
@@ -258,7 +258,7 @@ def _block_scalar(text: str, pos: int, end: int, indent: int, spans: _Spans) -> 
             last = lm.end(2)
         pos = lm.end()
     if first >= 0:
-        spans.add(first, last, "k8s_secret", text)
+        spans.add(first, last, "k8s_secret", text, "k8s-secret")
     return pos
 
 
@@ -278,7 +278,7 @@ def _emails(text: str, low: str, spans: _Spans) -> None:
         if a < pos:
             m = _EMAIL_RIGHT.match(text, pos)
             if m is not None:
-                spans.add(a, m.end(), "email", text)
+                spans.add(a, m.end(), "email", text, "email")
                 pos = text.find("@", m.end())
                 continue
         pos = text.find("@", pos + 1)
@@ -299,7 +299,7 @@ def _credential_calls(text: str, low: str, spans: _Spans) -> None:
         for m in _CREDENTIAL_CALL.finditer(text):
             v = m.group(2)
             if _cli_value_ok(v) and v.lower() not in DEFAULT_PASSWORDS:
-                spans.add(m.start(2), m.end(2), "password", text)
+                spans.add(m.start(2), m.end(2), "password", text, "credential-call")
 
 
 # SQL: CREATE USER u IDENTIFIED BY 'pw', ALTER USER u IDENTIFIED BY pw, GRANT … TO u IDENTIFIED BY
@@ -313,7 +313,7 @@ def _identified_by(text: str, low: str, spans: _Spans) -> None:
         g = 2 if m.group(2) is not None else 3
         v = m.group(g)
         if _cli_value_ok(v) and v.lower() not in DEFAULT_PASSWORDS and (g == 2 or not v.isalpha()):
-            spans.add(m.start(g), m.end(g), "password", text)
+            spans.add(m.start(g), m.end(g), "password", text, "sql-identified-by")
 
 
 _WEBHOOK_PATH = lazy(r"(?i)://[^\s/\"'<>]{1,100}/(?:[a-z0-9_-]{1,40}/){0,3}(?:webhooks?|webhookb2|hooks)/(?=[A-Za-z0-9_-])")
@@ -326,4 +326,4 @@ def _webhooks(text: str, low: str, spans: _Spans) -> None:
     for m in _WEBHOOK_PATH.finditer(text):
         for seg in _PATH_SEGMENT.finditer(text, m.end(), _URL_PATH_REST.match(text, m.end()).end()):
             if seg.end() - seg.start() >= 16 and _entropy_ok(seg.group(), 16):
-                spans.add(seg.start(), seg.end(), "webhook_url", text)
+                spans.add(seg.start(), seg.end(), "webhook_url", text, "webhook-url")

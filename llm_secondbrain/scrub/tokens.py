@@ -31,11 +31,11 @@ def build() -> None:
     up each run's first two characters and tries only the shapes there (longer patterns first,
     so "sk-ant-" wins over "sk-")."""
     global _DISPATCH
-    table: dict[str, list[tuple[str, re.Pattern, str, bool, int]]] = {}
+    table: dict[str, list[tuple[str, re.Pattern, str, bool, int, str]]] = {}
     for shape in SHAPES:
         for prefix in shape.prefixes:
             rx = re.compile(re.escape(prefix) + shape.body)
-            table.setdefault(prefix[:2], []).append((prefix, rx, shape.kind, shape.entropy, len(prefix)))
+            table.setdefault(prefix[:2], []).append((prefix, rx, shape.kind, shape.entropy, len(prefix), shape.id))
     for rules in table.values():
         rules.sort(key=lambda r: -len(r[1].pattern))
     _DISPATCH = table
@@ -128,7 +128,7 @@ def _private_keys(text: str, spans: _Spans) -> None:
             break
         if j <= i or body.startswith(_MARK, i) or not _key_material(body[i:j]):
             continue
-        spans.add(start + i, start + j, "private_key", text)
+        spans.add(start + i, start + j, "private_key", text, "private-key")
     if "PuTTY-User-Key-File" in text:
         for m in _PUTTY.finditer(text):
             pos = m.end()
@@ -145,7 +145,7 @@ def _private_keys(text: str, spans: _Spans) -> None:
                     e -= 1
                 if text[e - 2:e] == "\\n":
                     e -= 2
-                spans.add(s, e, "private_key", text)
+                spans.add(s, e, "private_key", text, "putty-private-key")
 
 
 # ---- token candidates -----------------------------------------------------------------------
@@ -167,7 +167,7 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
         rules = dispatch.get(tok[:2])
         if rules is not None:
             hit = False
-            for prefix, rx, kind, check, plen in rules:
+            for prefix, rx, kind, check, plen, rule in rules:
                 if not text.startswith(prefix, s):
                     continue  # (a plain comparison first: most rules of a bucket differ in the prefix)
                 vm = rx.match(text, s)
@@ -183,7 +183,7 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
                 ce = e
                 while ce > ve and text[ce - 1] in ".-/~":
                     ce -= 1
-                spans.add(s, max(ve, ce), kind, text)
+                spans.add(s, max(ve, ce), kind, text, rule)
                 break
             if hit:
                 continue
@@ -200,7 +200,7 @@ def _url_user(text: str, s: int, e: int, tok: str, spans: _Spans) -> None:
     https://<PAT>@dev.azure.com/…). 32 hex digits are left: that is how Sentry writes the public
     key of a DSN, which is meant to be shipped inside apps."""
     if _entropy_ok(tok, 20) and not (len(tok) < 40 and _HEX.fullmatch(tok)) and not _code_name(tok):
-        spans.add(s, e, "url_credentials", text)
+        spans.add(s, e, "url_credentials", text, "url-user-token")
 
 
 def _shapes(text, low, s, e, tok, spans) -> None:
@@ -213,33 +213,33 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if n != len(tok):
         tok = text[s:e]
     if n == 55 and tok[6] == "-" and bitlocker_key(tok):  # (the shape needs no label: here, not in personal)
-        spans.add(s, e, "bitlocker_key", text)
+        spans.add(s, e, "bitlocker_key", text, "bitlocker-key")
         return
     if "Q~" in tok:
         am = _AZURE_SECRET.search(tok)
         if am:
-            spans.add(s + am.start(), s + am.end(), "azure_client_secret", text)
+            spans.add(s + am.start(), s + am.end(), "azure_client_secret", text, "azure-client-secret")
             return
     c0 = tok[0]
     if c0 in "MNO" and tok.count(".") == 2 and _DISCORD.fullmatch(tok):
-        spans.add(s, e, "discord_bot_token", text)
+        spans.add(s, e, "discord_bot_token", text, "discord-bot-token")
         return
     if ".atlasv1." in tok and _ATLAS.search(tok):
-        spans.add(s, e, "terraform_cloud_token", text)
+        spans.add(s, e, "terraform_cloud_token", text, "terraform-cloud-token")
         return
     if s > 0 and text[s - 1] == "|":
         fm = _FACEBOOK_APP.match(text, max(0, s - 17))
         if fm is None:
             fm = _FACEBOOK_APP.match(text, max(0, s - 16))
         if fm is not None and fm.end() >= e:
-            spans.add(fm.start(), fm.end(), "facebook_app_token", text)  # app id|app secret
+            spans.add(fm.start(), fm.end(), "facebook_app_token", text, "facebook-app-token")  # app id|app secret
             return
     if s >= 16 and text[s - 1] == "!":
         # Salesforce access token / session id: the 15-character org id ("00D…"), "!", the
         # opaque token; the token scan starts after the "!", so the org id is looked for before it
         sm = _SALESFORCE.match(text, s - 16)
         if sm is not None and sm.end() >= e:
-            spans.add(sm.start(), sm.end(), "salesforce_token", text)
+            spans.add(sm.start(), sm.end(), "salesforce_token", text, "salesforce-token")
             return
     if c0 == "A" and s > 0 and text[s - 1] == ":":
         b = s - 1
@@ -247,15 +247,15 @@ def _shapes(text, low, s, e, tok, spans) -> None:
             b -= 1
         tm = _TELEGRAM.match(text, b)
         if tm is not None and tm.end() > s:
-            spans.add(b, tm.end(), "telegram_bot_token", text)
+            spans.add(b, tm.end(), "telegram_bot_token", text, "telegram-bot-token")
             return
     if spans.filler.get(tok):
         return  # a filler value seen before: every rule below would add it as [s, e), which add() refuses
     if c0 in "01" and tok[1:3] == ".A" and _AZURE_REFRESH.fullmatch(tok):
-        spans.add(s, e, "azure_refresh_token", text)
+        spans.add(s, e, "azure_refresh_token", text, "azure-refresh-token")
         return
     if n >= 35 and tok[32:35] == "-us" and _MAILCHIMP.fullmatch(tok):
-        spans.add(s, e, "mailchimp_key", text)
+        spans.add(s, e, "mailchimp_key", text, "mailchimp-key")
         return
     if "/" in tok and "." in tok:
         return  # path or URL
@@ -263,7 +263,7 @@ def _shapes(text, low, s, e, tok, spans) -> None:
     if n == 40 and _B64ISH.fullmatch(tok) and _entropy_ok(tok, 40) and not tok.islower() and _wordy(tok) < 0.4:
         w = text[max(0, s - 400):e + 400]
         if ("AKIA" in w or "ASIA" in w or "aws" in low[max(0, s - 200):s]) and not _id_valued(text, low, s):
-            spans.add(s, e, "aws_secret_access_key", text)
+            spans.add(s, e, "aws_secret_access_key", text, "aws-secret-access-key")
             return
     c0 = tok[0]
     if c0 in "/.~-+":
@@ -280,7 +280,7 @@ def _shapes(text, low, s, e, tok, spans) -> None:
             up, lo, dg = _classes(body)
             if dg and ((up and lo) or (_HEX.fullmatch(body) and len(body) >= 32)) and _wordy(body) < 0.5 and "EXAMPLE" not in body and not (
                     _code_name(tok) or in_code_position(text, s, e, tok) or _id_valued(text, low, s)):
-                spans.add(s, e, "api_token", text)  # (not a name in code: "NpyDatetime_ConvertDatetime64ToDatetimeStruct")
+                spans.add(s, e, "api_token", text, "generic-prefixed-token")  # (not a name in code: "NpyDatetime_ConvertDatetime64ToDatetimeStruct")
                 return
     # context: a secret word shortly before, no hash / id / public word
     _contextual(text, low, s, e, tok, spans)
@@ -327,7 +327,7 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         # the second half of 'id==:secret' (a Tableau token) whose first half was just redacted
         last = spans.items[-1] if spans.items else None
         if last is not None and s - 4 < last[1] < s and not text[last[1]:s - 1].strip("="):
-            spans.add(s, e, "secret", text)
+            spans.add(s, e, "secret", text, "token-second-half")
         return
     if prev in REFERENCE_BEFORE or low.endswith(BENIGN_BEFORE, max(0, s - 8), s):
         return
@@ -347,16 +347,17 @@ def _contextual(text, low, s, e, tok, spans) -> None:
     key = (tok, low[a:s], text[a:s])
     secret = spans.context.get(key)
     if secret is None:
-        secret = spans.context[key] = _secret_context(text, low, a, s, tok, is_hex, up and lo) and not first_release(
-            CONTEXT_TOKEN, tok, up and lo)
+        rule = _secret_context(text, low, a, s, tok, is_hex, up and lo)
+        secret = spans.context[key] = rule if rule and not first_release(CONTEXT_TOKEN, tok, up and lo) else ""
     # (and, read outside the memo as it looks past the token, not a name called or typed in code)
     if secret and not in_code_position(text, s, e, tok):
-        spans.add(s, e, "secret", text)
+        spans.add(s, e, "secret", text, secret)
 
 
-def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: bool) -> bool:
+def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: bool) -> str:
     """Does the window low[a:s] before the token make it a secret: a secret word (not a hash or
-    id word), or a service's name as its label? Reads nothing outside [a, s) but the token."""
+    id word), or a service's name as its label? The rule that says so, or ''. Reads nothing
+    outside [a, s) but the token."""
     # words only: neither a marker nor another long token (whose letters may spell "sha" or
     # "key" by chance, and which a second pass sees as a marker) counts as context
     window = low[a:s]
@@ -364,21 +365,20 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
         window = _MARK_RE.sub(" ", window)
     window = _without_random_runs(window)
     if _CTX_BAD_RE.search(window) is not None:
-        return False  # "sha256", "commit", "fingerprint", ...: a hash or an id
+        return ""  # "sha256", "commit", "fingerprint", ...: a hash or an id
     vendor = not _names_a_secret(window)
     if vendor and not _vendor_label(low, a, s, tok, is_hex, mixed_case):
-        return False  # no secret word nor a service's name as the label; or "sha256", "commit", ...
+        return ""  # no secret word nor a service's name as the label; or "sha256", "commit", ...
     # a value of a non-secret label right before ("client_id=...", "trace_id: ..."): an id, even
     # beside a service's name ("AUTH0_CLIENT_ID=…"), where a service's own name labels its key
     lab = _label_before(text, low, a, s)
     if vendor:
-        return not (lab and _ID_LABEL.search(lab))
+        return "" if lab and _ID_LABEL.search(lab) else "service-name-context"
     if lab and (_label_class(lab) == _NOT or ("-" in tok and _named_id(tok, lab))):
-        return False
-    if is_hex:
-        tail = window[-80:]
-        return any(w in tail for w in HEX_CONTEXT_WORDS)
-    return True
+        return ""
+    if is_hex and not any(w in window[-80:] for w in HEX_CONTEXT_WORDS):
+        return ""
+    return "secret-word-context"
 
 
 def _label_before(text: str, low: str, a: int, s: int) -> str:
