@@ -280,7 +280,7 @@ DETECTORS: tuple[Rule, ...] = (
     Reader("session-cookie", "session_cookie", keywords=("cookie", " -b ")),
     Reader("bundler-credentials", "password", keywords=("bundle_",)),
     Pattern("pgpass", "password", keywords=("pgpass", ":5432:", ":*:"),
-            pattern=r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]{1,200})[ \t]*\r?$",
+            pattern=r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]+)[ \t]*\r?$",
             group=1, validators=("cli_value",)),
     Reader("k8s-secret", "k8s_secret", keywords=(("kind", "secret"),)),
     Reader("terraform-variable", "label", keywords=(("variable", "default"),)),
@@ -303,7 +303,7 @@ DETECTORS: tuple[Rule, ...] = (
     Reader("sql-identified-by", "password", keywords=("identified",)),
     # the text of a Wi-Fi QR code: WIFI:T:WPA;S:<net>;P:<password>;;
     Pattern("wifi-qr", "password", keywords=("wifi:",),
-            pattern=r"WIFI:(?:[A-Z]:(?:\\.|[^;\\\n]){0,64};){0,4}P:((?:\\.|[^;\\\n]){1,64})",
+            pattern=r"WIFI:(?:[A-Z]:(?:\\.|[^;\\\n]){0,64};){0,4}P:((?:\\.|[^;\\\n])+)",
             group=1, validators=("cli_value",)),
     # New Relic keys end in their kind: a license key in NRAL, a mobile app token in -NRMA
     Pattern("new-relic-key", "new_relic_key", keywords=("nral", "-nrma"),
@@ -316,7 +316,7 @@ DETECTORS: tuple[Rule, ...] = (
             pattern=r"IR@[0-9a-zA-Z-]{36}@[^@\s]{1,100}@[0-9a-zA-Z=-]{0,100}@[A-Za-z0-9+/=]{44}"),
     # Jenkins credentials.xml keeps secrets encrypted as {AQAAAB…}: the master key decrypts them
     Pattern("jenkins-secret", "jenkins_secret", keywords=("aqaaab",),
-            pattern=r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,600}?)\}", group=1),
+            pattern=r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,}?)\}", group=1),
     # (rase: phrase, frase)
     Reader("personal", "personal", keywords=("code", "pin", "seed", "rase")),
     Reader("email", "email", keywords=("@",), optional="strip_emails"),

@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 from . import filters, labels, prose, structures, tokens
 from .catalogue import DEFAULT_PASSWORDS, DETECTORS, TOKEN_RULES, Pattern
-from .filters import _HAS_DIGIT, _MARK, _MAX_VALUE, _bounded, _code_name
+from .filters import _HAS_DIGIT, _MARK, _bounded, _code_name
 from .patterns import compile_all
 from .personal import personal
 
@@ -124,7 +124,8 @@ class _Spans:
     kept with the rule that found it (``trace``), and every labelled value let go with the name
     of what let it go (``released``).
     """
-    __slots__ = ("items", "filler", "filtered", "verdicts", "context", "shared", "searched", "trace", "released")
+    __slots__ = ("items", "filler", "filtered", "verdicts", "context", "shared", "searched", "skip_to", "trace",
+                 "released")
 
     def __init__(self, explain: bool = False):
         self.items: list[tuple[int, int, str]] = []
@@ -134,6 +135,7 @@ class _Spans:
         self.context: dict[tuple, str] = {}  # _secret_context, by token and context window
         self.shared: dict[str, bool] = {}  # _plain_label_holds, by value
         self.searched = 0  # values _plain_label_holds looked for in the text (at most _MAX_SHARED)
+        self.skip_to = 0  # the end of the last long labelled value read (no label is looked for inside it)
         self.trace: list | None = [] if explain else None  # (start, end, kind, rule)
         self.released: list | None = [] if explain else None  # (start, end, label, filter)
 
@@ -201,9 +203,13 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
 
 
 # ---- a secret found once is a secret everywhere in the document ---------------------------------
+# The longest value looked for elsewhere: the automaton's cost per copy grows with the value's
+# length, and a periodic value (an adversary's "password=password=…") is copied at every period.
+# A longer value is redacted whole where it was found; its copies are left to the other rules.
+_PROPAGATED_MAX = 1600
 def _propagates(v: str) -> bool:
     """Only values a rule was sure of are searched for elsewhere: not words, defaults or filler."""
-    if not 6 <= len(v) <= 4 * _MAX_VALUE or "\n" in v:
+    if not 6 <= len(v) <= _PROPAGATED_MAX or "\n" in v:
         return False
     if v.isalpha() and (v.islower() or v.isupper() or v.istitle()):
         return False  # a dictionary-like word ("Unicode" after ":param password:")

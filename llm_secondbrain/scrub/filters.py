@@ -185,7 +185,7 @@ def encoded_sentence(tok: str) -> bool:
 
 
 _MARK = "[REDACTED:"
-_MAX_VALUE = 400
+_MAX_VALUE = 400  # a longer labelled value is judged by this much of its head, and redacted whole
 _HEX = lazy(r"[0-9a-fA-F]+")
 _HAS_DIGIT = lazy(r"\d")
 
@@ -523,11 +523,6 @@ def _too_short(v, lv, cls, quoted) -> bool:
     return len(v) < 4
 
 
-@named(VALUE, "too_long")
-def _too_long(v, lv, cls, quoted) -> bool:
-    return len(v) > _MAX_VALUE
-
-
 @named(VALUE, "already_redacted")
 def _already_redacted(v, lv, cls, quoted) -> bool:
     return _MARK in v
@@ -665,7 +660,13 @@ def _weak_not_random(v, lv, cls, quoted) -> bool:
 
 
 def value_filter(v: str, cls: int, quoted: bool) -> str:
-    """The name of the filter that lets the value of a secret label go, or '' when it is a secret."""
+    """The name of the filter that lets the value of a secret label go, or '' when it is a secret.
+
+    A value longer than _MAX_VALUE is judged by its head: it is redacted whole unless a filter
+    shows the head is something else (a template, a path, a URL, a sentence). No length lets a
+    value go, and none leaves part of one in clear."""
+    if len(v) > _MAX_VALUE:
+        v = v[:_MAX_VALUE]
     return first_release(VALUE, v, v.lower(), cls, quoted)
 
 

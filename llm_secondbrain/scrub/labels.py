@@ -107,13 +107,13 @@ _XML_VALUE = lazy(r"""["']\s+value\s*=\s*""")
 # before the value: "password: !!str …"; a string may be C#'s or Objective-C's: @"…")
 _ASSIGN_VALUE = lazy(
     r"""(?:\\?["']\]?)?""" + _OP + r"""[ \t]*(?:!![A-Za-z_]{1,20}[ \t]+)?"""
-    r"""(?:\\(["'])((?:(?!\\["']).){1,400}?)\\\2"""
-    r"""|@?"([^"\n]{0,400})\"|'([^'\n]{0,400})'|`([^`\n]{0,400})`"""
-    r"""|([^\s"'`<]{1,400}))""")
+    r"""(?:\\(["'])((?:(?!\\["']).)+?)\\\2"""
+    r"""|@?"([^"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`"""
+    r"""|([^\s"'`<]+))""")
 _VALUE = lazy(
-    r"""\\(["'])((?:(?!\\["']).){1,400}?)\\\1"""     # \"value\" inside a JSON string
-    r"""|"([^"\n]{0,400})\"|'([^'\n]{0,400})'|`([^`\n]{0,400})`"""  # quoted
-    r"""|([^\s"'`<]{1,400})""")                   # bare
+    r"""\\(["'])((?:(?!\\["']).)+?)\\\1"""     # \"value\" inside a JSON string
+    r"""|"([^"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`"""  # quoted
+    r"""|([^\s"'`<]+)""")                   # bare
 
 
 # ---- labelled values ------------------------------------------------------------------------
@@ -133,7 +133,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
     pw_char = -1  # the next character a password needs (_PW_CHAR): one search, reused while ahead
     for m in (_skipping(_STEM, low, skip) if skip else _STEM.finditer(low)):
         i = m.start()
-        if i < last:
+        if i < last or i < spans.skip_to:
             continue
         a = i
         while a > 0 and text[a - 1] in idchars:
@@ -337,7 +337,7 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
     if (prev == "<" and pos < n and text[pos] == ">") or (
             (prev == '"' or prev == "'") and text.startswith(prev + ">", pos) and low.endswith((" key=", " name="), 0, a - 1)):
         pos = text.find(">", pos)
-        end = text.find("<", pos + 1, pos + 1 + _MAX_VALUE)
+        end = text.find("<", pos + 1)
         if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
             v = text[pos + 1:end].strip()
             if v:
@@ -488,6 +488,8 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
             # False", "password: Secret | None")
             return spans.let_go(vs, vs + word, info[2], "prose_after_label", False)
     if action.__class__ is str:
+        if len(v) > _MAX_VALUE:
+            spans.skip_to = vs + len(v)  # (read once, however it was judged)
         return spans.let_go(vs, vs + len(v), info[2], action, False)
     if action is _AUTH:
         _auth_value(text, vs, spans)
@@ -508,6 +510,8 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
         # unpacked in code: "username, password = split" names a variable
         return spans.let_go(vs + off, vs + off + n, info[2], "unpacked_variable", True)
     spans.add(vs + off, vs + off + n, info[1], text, rule)
+    if n > _MAX_VALUE:
+        spans.skip_to = vs + off + n  # a long value is read once: labels inside it are part of it
     return True
 
 
@@ -778,7 +782,7 @@ def _line_of(text: str, pos: int) -> str:
 # context window sees them as a pair. A variable Terraform is told is `sensitive` holds a secret
 # whatever its name.
 _TF_VARIABLE = lazy(r'variable[ \t]+"([A-Za-z0-9_.-]{1,64})"[ \t]*\{')
-_TF_DEFAULT = lazy(r'(?<![\w.])default[ \t]*=[ \t]*"((?:[^"\\\n]|\\.){1,200})"')
+_TF_DEFAULT = lazy(r'(?<![\w.])default[ \t]*=[ \t]*"((?:[^"\\\n]|\\.)+)"')
 _TF_SENSITIVE = lazy(r'(?<![\w.])sensitive[ \t]*=[ \t]*true\b')
 _TF_REACH = 800  # a variable block is a few lines; its default is looked for this far at most
 

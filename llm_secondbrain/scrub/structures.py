@@ -22,11 +22,11 @@ _USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")
 
 
 # ---- URLs and connection strings -------------------------------------------------------------
-_URL_CRED = lazy(r"([^\s:/?#@\"'`<>\[\]]{0,128}):([^\s/?#\"'`<>]{1,256})@(?=[\w\[.-])")
+_URL_CRED = lazy(r"([^\s:/?#@\"'`<>\[\]]*):([^\s/?#\"'`<>]+)@(?=[\w\[.-])")
 _KV_PAIR = lazy(r";[A-Za-z][A-Za-z ]{0,30}=")
 _DOC_HOST = lazy(r"(?i)(?:[\w-]+\.)*example\.(?:com|org|net)(?![\w.-])")
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
-_ORACLE = lazy(r"(?:thin:@?|sqlplus\s+|(?<![\w/])[A-Za-z_][A-Za-z0-9_]{0,30}/)([^\s/@\"']{1,128})@(?=[\w\[.-])")
+_ORACLE = lazy(r"(?:thin:@?|sqlplus\s+|(?<![\w/])[A-Za-z_][A-Za-z0-9_]{0,30}/)([^\s/@\"']+)@(?=[\w\[.-])")
 
 
 def _url_creds(text: str, low: str, spans: _Spans) -> None:
@@ -76,18 +76,18 @@ def _oracle(text: str, low: str, spans: _Spans) -> None:
 
 
 # ---- CLI arguments -------------------------------------------------------------------------
-_CLI_P = lazy(r"(?<![\w-])-p(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
-_CLI_USERPASS = lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_P = lazy(r"(?<![\w-])-p(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
+_CLI_USERPASS = lazy(r"(?<![\w-])(?:-u|--user|-U)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
 _CLI_KEY_AS_USER = lazy(r"(?<![\w-])(?:-u|--user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{8,64}):\1(?=\s|$)")
-_CLI_REDIS = lazy(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
-_CLI_ECHO = lazy(r"\becho[ \t]+(?:-n[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"|]{1,200})[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\w+[ \t]+)*-S\b|[^\n|]*--password-stdin|passwd\b|(?:sudo[ \t]+)?chpasswd|[^\n|]*\bsudo\b[^\n|]*-S\b)")
-_CLI_HTPASSWD = lazy(r"\bhtpasswd[ \t]+(?:-\w+[ \t]+)*-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
-_CLI_LDAP_W = lazy(r"(?<![\w-])-w[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"]{1,200})")
+_CLI_REDIS = lazy(r"(?<![\w-])(?:-a|--pass)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
+_CLI_ECHO = lazy(r"\becho[ \t]+(?:-n[ \t]+)?(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"|]+)[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\w+[ \t]+)*-S\b|[^\n|]*--password-stdin|passwd\b|(?:sudo[ \t]+)?chpasswd|[^\n|]*\bsudo\b[^\n|]*-S\b)")
+_CLI_HTPASSWD = lazy(r"\bhtpasswd[ \t]+(?:-\w+[ \t]+)*-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
+_CLI_LDAP_W = lazy(r"(?<![\w-])-w[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
 # PowerShell's plain-text secure string: the literal is the password whatever it is assigned to
-_PS_SECURE = lazy(r"(?i)convertto-securestring[ \t]+(?:-string[ \t]+)?(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}')")
-_CLI_NETUSER = lazy(r"\bnet[ \t]+user[ \t]+(\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"/*]{1,200})")
+_PS_SECURE = lazy(r"(?i)convertto-securestring[ \t]+(?:-string[ \t]+)?(\"[^\"\n]+\"|'[^'\n]+')")
+_CLI_NETUSER = lazy(r"\bnet[ \t]+user[ \t]+(\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"/*]+)")
 # net use Z: \\server\share /user:DOMAIN\alice <password>: the password follows the user
-_CLI_NETUSE = lazy(r"(?i)\bnet[ \t]+use[ \t][^\n]*?/user:(?:\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s'\"/*]{1,200})")
+_CLI_NETUSE = lazy(r"(?i)\bnet[ \t]+use[ \t][^\n]*?/user:(?:\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"/*]+)")
 
 
 def _unquote(v: str, s: int) -> tuple[str, int]:
@@ -171,7 +171,7 @@ def _argument_values(text: str, rx, group: int, kind: str, spans: _Spans, rule: 
 
 # ---- cookies ----------------------------------------------------------------------------------
 _COOKIE_LINE = lazy(r"(?i)(?:set-)?cookie[\"']?\s*[:=]\s*|--cookie[ \t=]+|(?<![\w-])-b[ \t]+['\"]")
-_COOKIE_PAIR = lazy(r"[ \t]*([A-Za-z0-9_.\-!#$%&*+^|~]{1,64})=([^;\s\"',]{1,2000})")
+_COOKIE_PAIR = lazy(r"[ \t]*([A-Za-z0-9_.\-!#$%&*+^|~]{1,64})=([^;\s\"',]+)")
 _SESSIONISH = lazy(r"(?i)sess|sid$|^sid|token|auth|jwt|remember|login|csrf|xsrf|secret|ident|^_?sso|api_?key|credential|^__(?:secure|host)-")
 
 
@@ -197,8 +197,8 @@ _K8S_DATA = lazy(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*\r?\n")
 # an item's value runs to its last character that is not a blank (a lazy "[^\r\n]*?" before "[ \t]*"
 # tried every blank of a run followed by more text against the rest of the run: quadratic)
 _K8S_ITEM = lazy(r"([ \t]+)[\"']?[A-Za-z0-9_.\-]+[\"']?:[ \t]*([^\s#](?:[^\r\n]*[^ \t\r\n])?)[ \t]*\r?(?:\n|$)")
-_K8S_JSON = lazy(r"\"(?:data|stringData)\"\s*:\s*\{([^{}]{0,20000})\}")
-_JSON_VAL = lazy(r"\"[^\"]{1,200}\"\s*:\s*\"([^\"]{1,10000})\"")
+_K8S_JSON = lazy(r"\"(?:data|stringData)\"\s*:\s*\{([^{}]*)\}")
+_JSON_VAL = lazy(r"\"[^\"]{1,200}\"\s*:\s*\"([^\"]+)\"")
 
 
 _K8S_KIND = lazy(r"(?im)^[ \t]*[\"']?kind[\"']?[ \t]*:[ \t]*[\"']?secret[\"']?[ \t]*,?[ \t]*\r?$")
@@ -290,7 +290,7 @@ _CREDENTIAL_CALL = lazy(
     r"""(?:NetworkCredential\(|DirectoryEntry\(\s*"[^"\n]*",|(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|DigestAuth|"""
     r"""UsernamePasswordCredentials|PasswordAuthentication|\.login)\(|(?<![\w-])auth\s*=\s*[(\[])\s*"""
     r"""(?:"[^"\n]{0,100}"|'[^'\n]{0,100}'|[A-Za-z_][\w.]{0,60}(?:\[[^\]\n]{0,40}\])?)\s*,\s*"""
-    r"""(["'])([^"'\n]{3,200})\1(?=\s*[,)\].])""")
+    r"""(["'])([^"'\n]{3,})\1(?=\s*[,)\].])""")
 _AUTH_ARG = lazy(r"(?<![\w-])auth\s*=\s*[(\[]")
 
 
@@ -305,7 +305,7 @@ def _credential_calls(text: str, low: str, spans: _Spans) -> None:
 # SQL: CREATE USER u IDENTIFIED BY 'pw', ALTER USER u IDENTIFIED BY pw, GRANT … TO u IDENTIFIED BY
 # 'pw' (not BY VALUES '<hash>', not "the comment identified by `name`" in prose)
 _IDENTIFIED_BY = lazy(r"""(?i)\b(?:user|to)\s+[^\s;]{1,100}\s+identified\s+(?:with\s+\w+\s+)?by\s+(?!values\b|password\b)"""
-                      r"""(?:(["'])([^"'\n]{3,128})\1|([^\s;'"`]{3,128}))""")
+                      r"""(?:(["'])([^"'\n]{3,})\1|([^\s;'"`]{3,}))""")
 
 
 def _identified_by(text: str, low: str, spans: _Spans) -> None:
@@ -317,7 +317,7 @@ def _identified_by(text: str, low: str, spans: _Spans) -> None:
 
 
 _WEBHOOK_PATH = lazy(r"(?i)://[^\s/\"'<>]{1,100}/(?:[a-z0-9_-]{1,40}/){0,3}(?:webhooks?|webhookb2|hooks)/(?=[A-Za-z0-9_-])")
-_URL_PATH_REST = lazy(r"[^\s\"'`<>?#)\]]{0,400}")
+_URL_PATH_REST = lazy(r"[^\s\"'`<>?#)\]]*")
 _PATH_SEGMENT = lazy(r"[A-Za-z0-9_-]+")
 
 
