@@ -451,7 +451,8 @@ hotjar logrocket bugsnag raygun airbrake honeybadger papertrail logdna sematext 
 VENDOR_SEPARATORS = " \t\"'`:=,("
 DIGEST_LENGTHS = frozenset((32, 40, 56, 64, 96, 128))  # md5, sha1, sha224, sha256, sha384, sha512
 REFERENCE_BEFORE = "#/$@%"  # (after '%': the rest of a percent-encoded URL, "Diffie%E2%80%93Hellman_key")
-BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:", 'key="', "key='")
+# (a MIME encoded word: "=?utf-8?b?…?=")
+BENIGN_BEFORE = ("base64,", "sha256:", "sha512-", "sha384-", "sha1:", "md5:", "h1:", 'key="', "key='", "?b?", "?q?")
 PAGING_WORDS = frozenset(("next", "page", "continuation", "pagination", "idempotency", "cursor", "sync",
                      "resume", "purchase", "action", "request", "input", "output", "change",
                      "lock", "sequence", "forward", "backward", "starting", "marker", "client", "update", "synced"))

@@ -365,7 +365,9 @@ def _marked_example(v: str, lv: str) -> bool:
 
 @named(PLACEHOLDER, "constant_name")
 def _constant_name(v: str, lv: str) -> bool:
-    # an environment variable or constant name (SOCKS5_CUSTOM_AUTH_END), a PLACEHOLDER
+    # an environment variable or constant name (SOCKS5_CUSTOM_AUTH_END), a PLACEHOLDER; a manual
+    # hyphenates one at the end of a line ("--password=PASS‐" / "WORD")
+    v = v.rstrip("\u2010\u00ad-") if v[-1] in "\u2010\u00ad-" else v
     return v.isupper() and len(v) > 1 and (v.replace("_", "").isalpha() or _CONST_NAME.fullmatch(v) is not None)
 
 
@@ -874,6 +876,8 @@ def _pw_shape(tok: str) -> int:
         return 0  # an HTML-escaped <placeholder>
     if _DATEISH.match(tok) or _CODE_TOKEN.search(tok) or module_attribute(tok):
         return 0  # (a date, a version, code; "win32typing.PyHANDLE" after '->')
+    if "(" in tok and _MAN_REFERENCE.fullmatch(tok):
+        return 0  # a manual's reference to another page: "plymouth(8),", "SYSTEMD-ASK-PASSWORD(1)"
     letters = digits = syms = 0
     for ch in tok:
         if ch.isalpha():
@@ -928,6 +932,7 @@ def _nested(tok: str) -> bool:
     return depth == 0
 
 
+_MAN_REFERENCE = lazy(r"[\w.:-]+\([1-9][a-z]{0,4}(?:\)[).,;:]*)?")
 _ROFF = lazy(r"\\(?:[&-]|f[BIRP]|\*\()")  # (not a Windows path's "\\fx166.exe")
 _DATEISH = lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 

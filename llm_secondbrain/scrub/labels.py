@@ -481,7 +481,10 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
     word, action = verdict
     if word >= 0:
         after = text[vs + word:vs + word + 3]
-        if after[:1] == " " and (after[1:2].isalpha() or after[1:3] in ("= ", "| ")):
+        if (after[:1] == " " and (after[1:2].isalpha() or after[1:3] in ("= ", "| "))) or (
+                info[3] and _SENTENCE_GOES_ON.match(text, vs + word) is not None):
+            # (after a flag, a word the sentence goes on from at the next line or after a comma:
+            # "the --ftp-password command" / "switches", "--proxy-password respectively, and")
             if word == 4 and info[0] == _PWD:
                 return _app_password(text, vs, vs + 60, spans)  # "password: vkbq pmzt hxle wryd"
             # prose ("treat it like a password: never commit it"), or a type ("password: Unused =
@@ -516,6 +519,7 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
 
 
 _SPACE = lazy(r"\s")
+_SENTENCE_GOES_ON = lazy(r"(?:[,;][ \t]+|[ \t]*\r?\n[ \t]*)[a-z]")
 
 
 def _column_label(name: str):

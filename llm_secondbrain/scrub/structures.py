@@ -18,7 +18,7 @@ from .patterns import lazy
 if TYPE_CHECKING:
     from .engine import _Spans
 _SPLIT = lazy(r"[\s/]+")
-_USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]")
+_USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]+(?!-)\S")  # (with a user: "cp -u -p" updates)
 
 
 # ---- URLs and connection strings -------------------------------------------------------------

@@ -329,8 +329,8 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         if last is not None and s - 4 < last[1] < s and not text[last[1]:s - 1].strip("="):
             spans.add(s, e, "secret", text, "token-second-half")
         return
-    if prev in REFERENCE_BEFORE or low.endswith(BENIGN_BEFORE, max(0, s - 8), s):
-        return
+    if prev in REFERENCE_BEFORE or low.endswith(BENIGN_BEFORE, max(0, s - 8), s) or _MIME_WORD_END.match(text, e):
+        return  # (the end of a MIME encoded word: "=?utf-8?b?…?=")
     if prev == "\\" and ((tok[0] == "f" and tok[1:2] in ("B", "I", "R", "P", "5")) or (tok[0] == "x" and _HEX2.match(tok, 1))):
         return  # a manual page's font change glued to a word: "\\fBarch/i386/Makefile"; a byte escape: "\\x1bListResponse"
     a = _window_start(s, spans.items)
@@ -350,8 +350,37 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         rule = _secret_context(text, low, a, s, tok, is_hex, up and lo)
         secret = spans.context[key] = rule if rule and not first_release(CONTEXT_TOKEN, tok, up and lo) else ""
     # (and, read outside the memo as it looks past the token, not a name called or typed in code)
-    if secret and not in_code_position(text, s, e, tok):
+    if secret and not in_code_position(text, s, e, tok) and not _named_elsewhere(text, s, tok, spans):
         spans.add(s, e, "secret", text, secret)
+
+
+_NAMES_CHECKED = 64  # distinct tokens looked for elsewhere per document: a bounded cost
+_NAME_REACH = 65536  # how far from the token its other uses are looked for
+_DECLARED = ("class ", "def ", "struct ", "typedef ", "enum ", "union ", "interface ", "type ")
+
+
+def _named_elsewhere(text: str, s: int, tok: str, spans: _Spans) -> bool:
+    """Is the identifier at s called, declared or its member read elsewhere nearby
+    ('class N10ssl_ctx_st4DOLLAR_18E(Structure):', 'N10….\_fields_')? Then it is a name in
+    code, wherever else it stands. (A secret is a literal: nobody calls it.)"""
+    if "_" not in tok or _IDENT_FULL.fullmatch(tok) is None:
+        return False
+    known = spans.shared.get("name:" + tok)
+    if known is not None:
+        return known
+    if spans.searched >= _NAMES_CHECKED:
+        return False
+    spans.searched += 1
+    lo, hi = max(0, s - _NAME_REACH), min(len(text), s + len(tok) + _NAME_REACH)
+    i = text.find(tok, lo, hi)
+    named = False
+    while i >= 0 and not named:
+        after = text[i + len(tok):i + len(tok) + 1]
+        named = after == "(" or (after == "." and text[i + len(tok) + 1:i + len(tok) + 2].isalpha()) or (
+            text.endswith(_DECLARED, max(0, i - 10), i))
+        i = text.find(tok, i + len(tok), hi)
+    spans.shared["name:" + tok] = named
+    return named
 
 
 def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: bool) -> str:
@@ -389,6 +418,12 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
     j = s
     while j > a and low[j - 1] in " \t\"'`\n":  # (the value may open the next line)
         j -= 1
+    if j > a and low[j - 1] == "(":
+        # a value passed to a call or opened in parentheses takes the label the call is assigned
+        # to: "iv = bytes.fromhex('…')", "challenge = ('…'"
+        cm = _CALL_BEFORE.search(low, max(a, j - 80), j)
+        if cm is not None:
+            j = cm.start() + 1
     if j > a and low[j - 1] == ">":
         tm = _TAG_BEFORE.search(low, a, j)  # an element: "<clientToken>…" (not one that only holds or marks up)
         return text[tm.start(1):tm.end(1)] if tm is not None and tm.group(1) not in HOLDER_TAGS else ""
@@ -409,6 +444,9 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
         # holds whatever its neighbours name: '"arn": "…:stream-key/…", "value": "sk_…"')
     return ""
 _TAG_BEFORE = lazy(r"<([a-z_][\w.-]{0,60})(?:\s[^<>]{0,200})?>$")
+_MIME_WORD_END = lazy(r"[/+=]*\?=")
+_IDENT_FULL = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+_CALL_BEFORE = lazy(r"[=:][ \t]*(?:[a-z_][\w.]{0,60})?[ \t]*\($")
 _FLAG_BEFORE = lazy(r"(?<![\w-])--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)$")
 _ID_LABEL = lazy(r"(?i:^id$|[_.-](?:id|ids|url|uri|name|host|domain|region|user|username|email|account))$|"
                   r"[a-z0-9](?:Id|ID|Ids|Url|URL|Uri|Name|Host|Domain|Region|User|Email)$")
