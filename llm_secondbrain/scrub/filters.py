@@ -184,7 +184,7 @@ def encoded_sentence(tok: str) -> bool:
     return text.count(" ") >= 2 and sum(c.isalpha() for c in text) >= 0.5 * len(text)
 
 
-_MARK = "[REDACTED:"
+_MARK = "[REDACTED"  # (a marker, or the start of one cut at its colon)
 _MAX_VALUE = 400  # a longer labelled value is judged by this much of its head, and redacted whole
 _HEX = lazy(r"[0-9a-fA-F]+")
 _HAS_DIGIT = lazy(r"\d")

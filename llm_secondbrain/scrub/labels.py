@@ -493,7 +493,8 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
     if action.__class__ is str:
         if len(v) > _MAX_VALUE:
             spans.skip_to = vs + len(v)  # (read once, however it was judged)
-        return spans.let_go(vs, vs + len(v), info[2], action, False)
+        # (a value already redacted is dealt with: no other reading of the label may take its place)
+        return spans.let_go(vs, vs + len(v), info[2], action, action == "already_redacted")
     if action is _AUTH:
         _auth_value(text, vs, spans)
         return True

@@ -119,7 +119,7 @@ def _cli(text: str, low: str, spans: _Spans) -> None:
     if "-u" in text or "--user" in text or "-U" in text:
         for m in _CLI_USERPASS.finditer(text):
             v, s = _unquote(m.group(4), m.start(4))
-            if m.group(2).startswith("<") or v.startswith("//"):
+            if m.group(2).startswith(("<", _MARK)) or v.startswith("//"):
                 continue  # <user:password>; a URL after -U ("add-apt-repository -U http://host/repo")
             if m.group(3) == "%" and "smbclient" not in _line_of(low, m.start()) and "rpcclient" not in _line_of(low, m.start()):
                 continue

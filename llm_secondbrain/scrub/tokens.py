@@ -437,6 +437,8 @@ def _label_before(text: str, low: str, a: int, s: int) -> str:
     while k > a and low[k - 1] in _IDCHARS:
         k -= 1
     lab = text[k:b]
+    if b - k >= 20 and _entropy_ok(lab, 20) and _wordy(lab) < 0.5 and not _code_name(lab):
+        return ""  # the end of a random token, not a label ("…B3SZ=NMmk…": a value glued to a value)
     if b > k and (low[j - 1] == "=" or not lab.isalpha() or _CASE_HUMP.search(lab)):
         return lab
     if b > k and low[b:b + 1] in "\"'" and not low.endswith(FUSED_SECRET_ENDINGS, k, b) and low[k:b] not in HOLDER_LABELS:
