@@ -70,6 +70,10 @@ SHAPES: tuple[Shape, ...] = (
     Shape("google-refresh-token", "google_refresh_token", ("1//0",), r"[0-9A-Za-z_-]{30,}"),
     Shape("digitalocean-token", "digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
     Shape("heroku-api-key", "heroku_api_key", ("HRKU-",), r"[A-Za-z0-9_-]{30,}"),
+    Shape("amazon-mws-token", "amazon_mws_token", ("amzn.mws.",),
+          r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    Shape("aws-appsync-key", "aws_appsync_key", ("da2-",), r"[a-z0-9]{26}(?![A-Za-z0-9])"),
+    Shape("kolide-api-key", "kolide_api_key", ("k2sk_v1_",), r"[0-9A-Za-z]{24}(?![A-Za-z0-9])"),
     Shape("alibaba-access-key", "alibaba_access_key", ("LTAI",), r"[A-Za-z0-9]{12,24}(?![A-Za-z0-9])", entropy=True),
     Shape("tencent-secret-id", "tencent_secret_id", ("AKID",), r"[A-Za-z0-9]{32}(?![A-Za-z0-9])", entropy=True),
     Shape("flyio-token", "flyio_token", ("fm2_", "fm1a_", "fm1r_"), r"[A-Za-z0-9+/=_-]{40,}"),
@@ -84,7 +88,8 @@ SHAPES: tuple[Shape, ...] = (
     Shape("neon-api-key", "neon_api_key", ("napi_",), r"[A-Za-z0-9]{64}(?![A-Za-z0-9])"),
     Shape("mongodb-atlas-key", "mongodb_atlas_key", ("mdb_sa_sk_",), r"[0-9A-Za-z_-]{40}"),
     # source hosting / CI
-    Shape("github-token", "github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9]{30,255}"),
+    # (installation tokens of the newer kind carry underscores too)
+    Shape("github-token", "github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9_]{30,255}"),
     Shape("github-fine-grained-pat", "github_token", ("github_pat_",), r"[A-Za-z0-9_]{22,255}"),
     Shape("gitlab-token", "gitlab_token", ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glcbt-",
                                            "glsoat-", "gloas-", "glagent-", "glffct-", "glwt-", "GR1348941"),
@@ -283,6 +288,12 @@ DETECTORS: tuple[Rule, ...] = (
             pattern=r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]+)[ \t]*\r?$",
             group=1, validators=("cli_value",)),
     Reader("k8s-secret", "k8s_secret", keywords=(("kind", "secret"),)),
+    # a password's hash beside its user, one a line: .htpasswd, /etc/shadow (a hash is cracked offline)
+    Pattern("password-hash", "password_hash", keywords=("$apr1$", "$2y$", "$2a$", "$2b$", "{sha}", "$1$", "$5$", "$6$", "$y$"),
+            pattern=r"(?m)^[ \t]*[\w.@+-]{1,64}:(\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22}|\$2[abxy]?\$\d\d\$[./0-9A-Za-z]{53}"
+                    r"|\{SHA\}[A-Za-z0-9+/]{27}=|\$[156]\$[^$:\s]{1,32}\$[./0-9A-Za-z]{22,86}"
+                    r"|\$y\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{1,32}\$[./0-9A-Za-z]{43})(?=:|[ \t]*\r?$)",
+            group=1),
     Reader("terraform-variable", "label", keywords=(("variable", "default"),)),
     Reader("webhook-url", "webhook_url", keywords=("hook",)),
     # shapes shorter than the token scan's 20 characters
@@ -310,7 +321,7 @@ DETECTORS: tuple[Rule, ...] = (
             pattern=r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{36}NRAL|[A-Za-z0-9]{40,42}-NRMA)(?![A-Za-z0-9-])"),
     # PayPal Braintree: access_token$production$<id>$<hex>
     Pattern("braintree-token", "braintree_token", keywords=("$production$", "$sandbox$"),
-            pattern=r"access_token\$(?:production|sandbox)\$([a-z0-9]{16}\$[a-f0-9]{32})(?![A-Za-z0-9])", group=1),
+            pattern=r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])"),
     # Azure Data Factory: IR@<guid>@<factory>@<region>@<key>
     Pattern("datafactory-shir-key", "datafactory_shir_key", keywords=("ir@",),
             pattern=r"IR@[0-9a-zA-Z-]{36}@[^@\s]{1,100}@[0-9a-zA-Z=-]{0,100}@[A-Za-z0-9+/=]{44}"),

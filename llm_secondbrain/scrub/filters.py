@@ -606,6 +606,12 @@ def _number(v, lv, cls, quoted) -> bool:
     return cls != _PWD and (_SMALL_HEX.fullmatch(v) is not None or _DECIMAL.fullmatch(v) is not None)
 
 
+@named(VALUE, "punctuation")
+def _punctuation(v, lv, cls, quoted) -> bool:
+    # a token is letters and digits: '((((4))))' after "tokens1 =" is a test's input
+    return cls == _SEC and sum(c.isalnum() for c in v) < 0.5 * len(v)
+
+
 @named(VALUE, "short_number")
 def _short_number(v, lv, cls, quoted):
     if not v.isdigit():
@@ -649,7 +655,9 @@ def _words_apart(v, lv, cls, quoted) -> bool:
 def _name_of_words(v, lv, cls, quoted):
     if cls != _SEC:
         return False
-    return True if _wordy(v) >= 0.7 else KEEP  # "AgencyIdentificationCodeContentType" names something
+    # "AgencyIdentificationCodeContentType" names something; a short one with a digit
+    # ('hardcoded0', 'SuperSecret2024') is how people make passwords: a miss costs more than a word
+    return True if _wordy(v) >= 0.7 and (len(v) >= 24 or _HAS_DIGIT.search(v) is None) else KEEP
 
 
 @named(VALUE, "not_random")
@@ -737,7 +745,12 @@ def _b64_creds(v: str) -> bool:
 
 
 def _placeholder_token(tok: str) -> bool:
-    return tok.endswith("EXAMPLE") or "XXXXXXXX" in tok or "xxxxxxxx" in tok or "EXAMPLEKEY" in tok
+    """A token that says in capitals that it is a stand-in ('…EXAMPLE', 'AKIADUMMY…', 'sk_SAMPLE…KEY'):
+    five given capitals never occur in a random key by chance."""
+    return tok.endswith("EXAMPLE") or "XXXXXXXX" in tok or "xxxxxxxx" in tok or _STAND_IN.search(tok) is not None
+
+
+_STAND_IN = lazy(r"EXAMPLEKEY|DUMMY|SAMPLE|PLACEHOLDER|REPLACEME|YOURKEY|NOTREAL")
 _UUID = lazy(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 _COMPOUND_PART = lazy(r"[A-Za-z]+|\d+|[A-Za-z0-9]{1,8}")
 _COMPOUND_SEP = lazy(r"[-_./]")

@@ -78,6 +78,9 @@ def _label_class(ident: str) -> int:
         return _SEC
     if last.endswith("key") and len(last) > 3 and last[:-3] in KEY_QUALIFIERS:
         return _SEC
+    if last.endswith("key") and len(last) > 5 and ident.isupper():
+        # a glued constant: "TWITTERCONSUMERKEY" (a qualifier before KEY: secret), "MAILERKEY" (weak)
+        return _SEC if last[:-3].endswith(_GLUED_QUALIFIERS) else _WEAK
     # a service name fused before 'apikey' (IBMCLOUDIAMAPIKEY, googleapikey) still names an API key
     if last.endswith("apikey"):
         return _SEC
@@ -86,6 +89,8 @@ def _label_class(ident: str) -> int:
     return _NOT
 
 
+_GLUED_QUALIFIERS = ("api", "secret", "private", "access", "consumer", "signing", "master", "encryption",
+                     "license", "client", "app", "auth", "account", "service", "webhook", "session")
 _IDCHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-äöüåøæéñßÄÖÜÅØÆ")
 
 # the operator between a label and its value: "=", ":", "=>", "->", ":=", "::=", "?=", PHP ".=", "+=",
@@ -153,6 +158,10 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
         if a > 1 and text[a - 1] == " " and text[a - 2].isalnum() and (info[0] == _WEAK or (info[0] == _SEC and ident in _TOKEN_WORDS)):
             info = _spaced_key(text, a, ident, info)  # "API key: …", "WPA2 key: …", "Next page token: …"
         done = False
+        if info[0] == _NOT and ident[-1:] in ("s", "S") and len(ident) > 4:
+            plural = _label_info(ident[:-1])  # "passwords:", "api_tokens": a list of them, read as a list only
+            if plural[0] == _PWD or plural[0] == _SEC:
+                done = _list_of(text, a, b, plural, spans)
         if info[0] != _NOT:
             n = len(spans.items)
             if a > 0 and (text[a - 1] == "*" or text[a - 1] == "`"):
@@ -161,7 +170,8 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
                 done = _value_after(text, low, a, b, info, spans, covered)
                 if not done and a > 4 and text[a - 1] in " =(" and (info[0] == _PWD or info[0] == _SEC):
                     done = _value_before(text, a, info, spans)
-                if not done and (text[b:b + 1] == "," or text[a - 2:a] == ", ") and (info[0] == _PWD or info[0] == _SEC):
+                if not done and (text[b:b + 1] in (",", ")", "]") or text.endswith((", ", ", $", ", @"), 0, a)) and (
+                        info[0] == _PWD or info[0] == _SEC):
                     done = _unpacked(text, a, b, info, spans)
             if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
                 repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
@@ -176,8 +186,10 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
 _WORD_BEFORE = lazy(r"[A-Za-z0-9-]{1,14}$")
 _TOKEN_WORDS = frozenset(("token", "Token", "TOKEN"))
 # names unpacked on the left of an assignment, up to its "=": "username, password = " (Go's ":=")
-_NAMES = lazy(r"[ \t]*[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)+[ \t]*:?")
-_ITEM = lazy(r"""[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|[^\s,"']+)[ \t]*(?:,|$)""")
+# (Perl's and PHP's sigils and parentheses too: "my ($user, $pass) = ('admin', '…');", "[$u, $p] = […]")
+_NAMES = lazy(r"[ \t]*(?:(?:my|our|local|var|let|const|val|list)[ \t]*)?[(\[]?[ \t]*[$@]?[A-Za-z_][\w.]*"
+              r"(?:[ \t]*,[ \t]*[$@]?[A-Za-z_][\w.]*)+[ \t]*[)\]]?[ \t]*:?")
+_ITEM = lazy(r"""[ \t]*[(\[]?[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|[^\s,"'()\[\]]+)[ \t]*(?:,|[)\]]?[ \t]*;?[ \t]*$)""")
 
 
 def _unpacked(text: str, a: int, b: int, info: tuple, spans: _Spans) -> bool:
@@ -327,11 +339,21 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
             # by _VALUE's alternatives, so _VALUE fails after this separator too and no rule below
             # applies, but for a title's colon at the end of its line ("Wifi password:" / "Hytta2024").
             e = am.end()
-            return text[e:e + 1] in ("\n", "\r") and am.group(1) == ":" and _value_below(text, a, e, info, spans)
+            if text[e:e + 1] not in ("\n", "\r") or am.group(1) != ":":
+                return False
+            return _value_below(text, a, e, info, spans)
     n = len(text)
     pos = b
     sep = None
     prev = text[a - 1] if a > 0 else ""
+    if prev == ">" and text.startswith("</", b):
+        # the label is an element's text, its value the next element's: a plist's
+        # <key>Password</key><string>…</string>, Hadoop's <name>….secret.key</name><value>…</value>
+        em = _NEXT_ELEMENT.match(text, b)
+        if em is None:
+            return False
+        v = em.group(2).strip()
+        return bool(v) and _check_value(text, info, "=", True, v, text.find(v, em.start(2)), spans, "label-element-pair")
     # XML element <password>...</password>, or one whose key or name is the label: <entry
     # key="password">…</entry>, Android's <string name="api_key">…</string>
     if (prev == "<" and pos < n and text[pos] == ">") or (
@@ -520,6 +542,58 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
 
 
 _SPACE = lazy(r"\s")
+_NEXT_ELEMENT = lazy(r"</[\w:.-]{1,60}>\s{0,200}<([\w:.-]{1,60})(?:\s[^<>]{0,200})?>([^<]*)</\1>")
+_LIST_ITEM = lazy(r"""\r?\n([ \t]*)-[ \t]+(?:(["'])([^"'\n]*)\2|([^\s"'#][^\n#]*?))[ \t]*(?=\r?\n|$|#)""")
+_ARRAY_ITEM = lazy(r"""\s*(["'])([^"'\n]*)\1\s*([,\]])""")
+_MAX_ITEMS = 100  # items read under one label: the cost stays linear
+_LIST_OPENS = lazy(r"""["']?[ \t]*[:=][ \t]*(?:(\[)|(?=\r?\n))""")
+
+
+def _list_below(text: str, a: int, e: int, info: tuple, spans: _Spans) -> bool:
+    """The items of a YAML list under a label that ends its line ("passwords:" then "  - …"):
+    each is the label's value. Only for a password's or a secret's label."""
+    if info[0] != _PWD and info[0] != _SEC:
+        return False
+    bol = text.rfind("\n", 0, a) + 1
+    indent = a - bol - len(text[bol:a].lstrip(" \t-\"'"))
+    pos, found = e, False
+    for _ in range(_MAX_ITEMS):
+        m = _LIST_ITEM.match(text, pos)
+        if m is None or len(m.group(1)) < indent:
+            break
+        g = 3 if m.group(3) is not None else 4
+        if m.group(g):
+            _check_value(text, info, ":", g == 3, m.group(g), m.start(g), spans, "label-list-item")
+            found = True
+        pos = m.end()
+    return found
+
+
+def _list_of(text: str, a: int, b: int, info: tuple, spans: _Spans) -> bool:
+    """A label named for several secrets ("passwords", "api_tokens") holds a list: a YAML list
+    below it or an array after it; a single value after it is a name ("vaultSecrets: cmp2-qat")."""
+    m = _LIST_OPENS.match(text, b)
+    if m is None:
+        return False
+    if m.group(1):
+        return _list_after(text, m.end(), info, spans)
+    return _list_below(text, a, m.end(), info, spans)
+
+
+def _list_after(text: str, pos: int, info: tuple, spans: _Spans) -> bool:
+    """The quoted items of an array after a label ("passwords": ["…", "…"]): each is its value."""
+    found = False
+    for _ in range(_MAX_ITEMS):
+        m = _ARRAY_ITEM.match(text, pos)
+        if m is None:
+            break
+        if m.group(2):
+            _check_value(text, info, ":", True, m.group(2), m.start(2), spans, "label-list-item")
+            found = True
+        pos = m.end()
+        if m.group(3) == "]":
+            break
+    return found
 _SENTENCE_GOES_ON = lazy(r"(?:[,;][ \t]+|[ \t]*\r?\n[ \t]*)[a-z]")
 
 

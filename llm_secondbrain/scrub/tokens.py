@@ -361,7 +361,7 @@ _DECLARED = ("class ", "def ", "struct ", "typedef ", "enum ", "union ", "interf
 
 def _named_elsewhere(text: str, s: int, tok: str, spans: _Spans) -> bool:
     """Is the identifier at s called, declared or its member read elsewhere nearby
-    ('class N10ssl_ctx_st4DOLLAR_18E(Structure):', 'N10….\_fields_')? Then it is a name in
+    ('class N10ssl_ctx_st4DOLLAR_18E(Structure):', 'N10…._fields_')? Then it is a name in
     code, wherever else it stands. (A secret is a literal: nobody calls it.)"""
     if "_" not in tok or _IDENT_FULL.fullmatch(tok) is None:
         return False
