@@ -63,17 +63,21 @@ class Reader(Rule):
 # --------------------------------------------------------------------------------------------
 SHAPES: tuple[Shape, ...] = (
     # cloud
-    Shape("aws-access-key-id", "aws_access_key_id", ("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    Shape("google-api-key", "google_api_key", ("AIza",), r"[0-9A-Za-z_-]{35}"),
+    Shape("aws-access-key-id", "aws_access_key_id", ("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}(?![A-Za-z0-9])",
+          examples=("aws_access_key_id = ⟦AKIA{upper:16}⟧",), counter=("the sample key AKIAIOSFODNN7EXAMPLE",)),
+    Shape("google-api-key", "google_api_key", ("AIza",), r"[0-9A-Za-z_-]{35}", examples=("maps: ⟦AIza{url:35}⟧",)),
     Shape("google-oauth-client-secret", "google_oauth_client_secret", ("GOCSPX-",), r"[A-Za-z0-9_-]{24,40}"),
     Shape("google-oauth-token", "google_oauth_token", ("ya29.",), r"[0-9A-Za-z_-]{20,}"),
     Shape("google-refresh-token", "google_refresh_token", ("1//0",), r"[0-9A-Za-z_-]{30,}"),
     Shape("digitalocean-token", "digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
     Shape("heroku-api-key", "heroku_api_key", ("HRKU-",), r"[A-Za-z0-9_-]{30,}"),
     Shape("amazon-mws-token", "amazon_mws_token", ("amzn.mws.",),
-          r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
-    Shape("aws-appsync-key", "aws_appsync_key", ("da2-",), r"[a-z0-9]{26}(?![A-Za-z0-9])"),
-    Shape("kolide-api-key", "kolide_api_key", ("k2sk_v1_",), r"[0-9A-Za-z]{24}(?![A-Za-z0-9])"),
+          r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+          examples=("MWS_AUTH_TOKEN=⟦amzn.mws.{hex:8}-{hex:4}-{hex:4}-{hex:4}-{hex:12}⟧",)),
+    Shape("aws-appsync-key", "aws_appsync_key", ("da2-",), r"[a-z0-9]{26}(?![A-Za-z0-9])",
+          examples=("x-api-key: ⟦da2-{lower:26}⟧",)),
+    Shape("kolide-api-key", "kolide_api_key", ("k2sk_v1_",), r"[0-9A-Za-z]{24}(?![A-Za-z0-9])",
+          examples=("⟦k2sk_v1_{alnum:24}⟧",)),
     Shape("alibaba-access-key", "alibaba_access_key", ("LTAI",), r"[A-Za-z0-9]{12,24}(?![A-Za-z0-9])", entropy=True),
     Shape("tencent-secret-id", "tencent_secret_id", ("AKID",), r"[A-Za-z0-9]{32}(?![A-Za-z0-9])", entropy=True),
     Shape("flyio-token", "flyio_token", ("fm2_", "fm1a_", "fm1r_"), r"[A-Za-z0-9+/=_-]{40,}"),
@@ -89,7 +93,9 @@ SHAPES: tuple[Shape, ...] = (
     Shape("mongodb-atlas-key", "mongodb_atlas_key", ("mdb_sa_sk_",), r"[0-9A-Za-z_-]{40}"),
     # source hosting / CI
     # (installation tokens of the newer kind carry underscores too)
-    Shape("github-token", "github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9_]{30,255}"),
+    Shape("github-token", "github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9_]{30,255}",
+          examples=("GITHUB_TOKEN=⟦ghp_{alnum:36}⟧", "installation: ⟦ghs_{alnum:20}_{alnum:19}⟧"),
+          counter=("ghp_ is the prefix of a classic token",)),
     Shape("github-fine-grained-pat", "github_token", ("github_pat_",), r"[A-Za-z0-9_]{22,255}"),
     Shape("gitlab-token", "gitlab_token", ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glcbt-",
                                            "glsoat-", "gloas-", "glagent-", "glffct-", "glwt-", "GR1348941"),
@@ -257,17 +263,32 @@ TOKEN_RULES: tuple[Rule, ...] = (
 # "password" for a password word, "secret" for the others)
 # --------------------------------------------------------------------------------------------
 LABEL_RULES: tuple[Rule, ...] = (
-    Reader("label-assignment", "label"),
-    Reader("label-element", "label"),
+    Reader("label-assignment", "label", examples=(
+        "password = '⟦{alnum:12}⟧'", "secret: ⟦hardcoded0⟧", "DB_PASSWORD=⟦{alnum:10}!⟧", "api_key => \"⟦{alnum:6}#{alnum:5}⟧\"",
+        "TWITTERCONSUMERKEY=⟦{alnum:8}${alnum:8}⟧", "wget --http-password=⟦{alnum:12}⟧ https://host/f"),
+        counter=('password: "{{ db_password }}"', "password = os.environ['DB_PASSWORD']", "password: str = None",
+                 "--password=PASS\u2010\n   WORD | --prompt-for-password", "token: YOUR_TOKEN_HERE")),
+    Reader("label-element", "label", examples=("<password>⟦{alnum:12}⟧</password>",),
+           counter=("Use the <password> element to set it.",)),
+    Reader("label-element-pair", "label", examples=(
+        "<key>Password</key>\n<string>⟦{alnum:12}⟧</string>",
+        "<property><name>fs.s3a.secret.key</name><value>⟦{alnum:40}⟧</value></property>"),
+        counter=("<key>Password</key>\n<string>$(DB_PASSWORD)</string>",)),
+    Reader("label-list-item", "label", examples=(
+        "passwords:\n  - ⟦{alnum:12}⟧\n  - ⟦{alnum:10}⟧\n", '{"api_tokens": ["⟦{alnum:24}⟧", "⟦{alnum:24}⟧"]}'),
+        counter=("keyVaultSecrets: cmp2-qat-1208358310", "passwords:\n  - ${PW_ONE}\n")),
     Reader("label-attribute", "label"),
     Reader("label-call", "label"),
     Reader("label-name-value", "label"),
     Reader("label-flag", "label"),
     Reader("label-below", "label"),
     Reader("label-compared", "label"),
-    Reader("label-unpacked", "label"),
+    Reader("label-unpacked", "label", examples=(
+        'user, password = "admin", "⟦{alnum:12}⟧"', "my ($user, $pass) = ('admin', '⟦{alnum:10}!⟧');"),
+        counter=("user, password = line.split(':')", "def login(user, password):")),
     Reader("authorization-value", "bearer_token"),
-    Reader("prose-password", "password"),
+    Reader("prose-password", "password", examples=("the wifi password is ⟦Hytta-{digits:4}⟧ now",),
+           counter=("asking the user for passwords using plymouth(8), wall(1)",)),
 )
 
 # --------------------------------------------------------------------------------------------
@@ -289,7 +310,10 @@ DETECTORS: tuple[Rule, ...] = (
             group=1, validators=("cli_value",)),
     Reader("k8s-secret", "k8s_secret", keywords=(("kind", "secret"),)),
     # a password's hash beside its user, one a line: .htpasswd, /etc/shadow (a hash is cracked offline)
-    Pattern("password-hash", "password_hash", keywords=("$apr1$", "$2y$", "$2a$", "$2b$", "{sha}", "$1$", "$5$", "$6$", "$y$"),
+    Pattern("password-hash", "password_hash",
+            examples=("alice:⟦$apr1${lower:8}${b64x:22}⟧\nbob:⟦{SHA}{b64:27}=⟧",
+                      "root:⟦$6${lower:8}${b64x:86}⟧:19000:0:99999:7:::"),
+            counter=("the bcrypt prefix is $2b$ followed by the cost",), keywords=("$apr1$", "$2y$", "$2a$", "$2b$", "{sha}", "$1$", "$5$", "$6$", "$y$"),
             pattern=r"(?m)^[ \t]*[\w.@+-]{1,64}:(\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22}|\$2[abxy]?\$\d\d\$[./0-9A-Za-z]{53}"
                     r"|\{SHA\}[A-Za-z0-9+/]{27}=|\$[156]\$[^$:\s]{1,32}\$[./0-9A-Za-z]{22,86}"
                     r"|\$y\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{1,32}\$[./0-9A-Za-z]{43})(?=:|[ \t]*\r?$)",
@@ -321,7 +345,8 @@ DETECTORS: tuple[Rule, ...] = (
             pattern=r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{36}NRAL|[A-Za-z0-9]{40,42}-NRMA)(?![A-Za-z0-9-])"),
     # PayPal Braintree: access_token$production$<id>$<hex>
     Pattern("braintree-token", "braintree_token", keywords=("$production$", "$sandbox$"),
-            pattern=r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])"),
+            pattern=r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9])",
+            examples=("BT=⟦access_token$production${lower:16}${hex:32}⟧",)),
     # Azure Data Factory: IR@<guid>@<factory>@<region>@<key>
     Pattern("datafactory-shir-key", "datafactory_shir_key", keywords=("ir@",),
             pattern=r"IR@[0-9a-zA-Z-]{36}@[^@\s]{1,100}@[0-9a-zA-Z=-]{0,100}@[A-Za-z0-9+/=]{44}"),
@@ -340,7 +365,9 @@ READER_RULES: tuple[Rule, ...] = (
     Reader("connection-string", "connection_string"),
     Reader("github-oauth-user", "url_credentials"),
     Reader("cli-p-flag", "cli_password"),
-    Reader("cli-user-password", "cli_password"),
+    Reader("cli-user-password", "cli_password", examples=(
+        "curl -u admin:⟦{alnum:12}⟧ https://host", "curl --proxy-user bob:⟦{alnum:10}⟧ https://host"),
+        counter=("cp -u -p would fail to preserve one hard link",)),
     Reader("cli-key-as-user", "cli_password"),
     Reader("redis-cli-password", "cli_password"),
     Reader("echo-to-password-reader", "cli_password"),

@@ -325,7 +325,7 @@ _EMPHASIS = lazy(r"\*{1,2}[A-Za-z][A-Za-z_-]*\*{1,2}")
 PLACEHOLDER: list[Filter] = []
 
 
-@named(PLACEHOLDER, "placeholder_word")
+@named(PLACEHOLDER, "placeholder_word", releases=("password: changeme", "api_key: \"placeholder\""))
 def _placeholder_word(v: str, lv: str) -> bool:
     return lv in PLACEHOLDER_WORDS
 
@@ -406,7 +406,8 @@ def _format_field(v: str, lv: str, quoted: bool) -> bool:
     return v[0] in "{%" and (fm := _FORMAT_SPEC.match(v)) is not None and _ALNUM_RUN.search(v, fm.end()) is None
 
 
-@named(REFERENCE, "template_or_variable")
+@named(REFERENCE, "template_or_variable", releases=('password: "{{ db_password }}"', "token=${GITHUB_TOKEN}"),
+       keeps=("password: ⟦{x9Fq2LmZ7pQ⟧",))
 def _template(v: str, lv: str, quoted: bool):
     first = v[0]
     if first not in _REF_FIRST:
@@ -451,7 +452,7 @@ def _code_expr(v: str, lv: str, quoted: bool) -> bool:
     return not quoted and ("(" in v or "[" in v or "." in v or ":" in v or ">" in v) and _CODEISH.match(v) is not None
 
 
-@named(REFERENCE, "variable_name")
+@named(REFERENCE, "variable_name", releases=("password = user_pw", "token = accessToken"))
 def _variable_name(v: str, lv: str, quoted: bool) -> bool:
     # bare identifiers: variables unless they look like a made-up word with digits
     if quoted or _IDENTIFIER.fullmatch(v) is None or _HAS_DIGIT.search(v) is not None or _random_letters(v):
@@ -545,7 +546,7 @@ def _call_written_out(v, lv, cls, quoted) -> bool:
     return v[-1] == ")" and _CALL_VALUE.fullmatch(v) is not None  # assert sig == "short_fun(a=1)"
 
 
-@named(VALUE, "path")
+@named(VALUE, "path", releases=("secret: /etc/app/tls/server.pem",))
 def _path(v, lv, cls, quoted) -> bool:
     # a path: "/en/enterprise-server@3.0/auth"; a path of words:
     # "mock_access_key/20220524/us-east-1/cognito-idp/aws4_request"
@@ -553,7 +554,7 @@ def _path(v, lv, cls, quoted) -> bool:
             or (v.count("/") >= 2 and _wordy(v) >= 0.4))
 
 
-@named(VALUE, "url")
+@named(VALUE, "url", releases=("secret: https://vault.acme.io:8200/v1/kv/app",))
 def _url(v, lv, cls, quoted) -> bool:
     return "://" in v  # URLs are read by the URL rule
 
@@ -606,7 +607,7 @@ def _number(v, lv, cls, quoted) -> bool:
     return cls != _PWD and (_SMALL_HEX.fullmatch(v) is not None or _DECIMAL.fullmatch(v) is not None)
 
 
-@named(VALUE, "punctuation")
+@named(VALUE, "punctuation", releases=('token = "((((4))))"',))
 def _punctuation(v, lv, cls, quoted) -> bool:
     # a token is letters and digits: '((((4))))' after "tokens1 =" is a test's input
     return cls == _SEC and sum(c.isalnum() for c in v) < 0.5 * len(v)
@@ -619,7 +620,7 @@ def _short_number(v, lv, cls, quoted):
     return KEEP if (cls == _PWD and len(v) >= 6) or (cls == _SEC and len(v) >= 16) else True
 
 
-@named(VALUE, "short_password")
+@named(VALUE, "short_password", releases=("password: abc1",), keeps=("password: ⟦abc12⟧",))
 def _short_password(v, lv, cls, quoted):
     if cls != _PWD:
         return False
@@ -651,7 +652,8 @@ def _words_apart(v, lv, cls, quoted) -> bool:
     return cls == _SEC and " " in v and max(map(len, v.split())) < 12
 
 
-@named(VALUE, "name_of_words")
+@named(VALUE, "name_of_words", releases=("token: AgencyIdentificationCodeContentType",),
+       keeps=("secret: ⟦hardcoded0⟧", "client_secret = \"⟦SuperSecret2024⟧\""))
 def _name_of_words(v, lv, cls, quoted):
     if cls != _SEC:
         return False
@@ -1014,7 +1016,7 @@ def _dotted_name(tok, n, up, lo, dg) -> bool:
     return "." in tok and (tok.count(".") >= 2 or not (up and lo)) and not _RANDOM_DOTTED.fullmatch(tok)
 
 
-@named(TOKEN, "uuid")
+@named(TOKEN, "uuid", releases=("the secret id is 6f1c2a8e-4b7d-4e2f-9a3b-1c2d3e4f5a6b",))
 def _uuid_or_ulid(tok, n, up, lo, dg) -> bool:
     return (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum())
 
