@@ -52,12 +52,11 @@ _READY = False
 _INIT_LOCK = threading.Lock()
 _PLAN: list = []  # (rule, its keywords, reader) for each detector of the catalogue, in order
 _PRIVATE_KEY_WORDS: tuple = ()
-_KEYWORDS: tuple = ()
 
 
 def _init() -> None:
     """Compile every pattern and build the token dispatch and the detectors' plan, once."""
-    global _READY, _PLAN, _PRIVATE_KEY_WORDS, _KEYWORDS
+    global _READY, _PLAN, _PRIVATE_KEY_WORDS
     with _INIT_LOCK:
         if _READY:
             return
@@ -80,9 +79,6 @@ def _init() -> None:
             plan.append((rule, _words(rule.keywords), _pattern_reader(rule) if isinstance(rule, Pattern) else readers[rule.id]))
         _PLAN = plan
         _PRIVATE_KEY_WORDS = _words(next(r.keywords for r in TOKEN_RULES if r.id == "private-key"))
-        # every keyword of the catalogue: each is looked for once per text (the prefilter)
-        _KEYWORDS = tuple(sorted({w for _, (anyof, groups), _ in plan for w in anyof.union(*groups)}
-                                 | _PRIVATE_KEY_WORDS[0]))
         _READY = True
 
 
@@ -100,16 +96,32 @@ def _pattern_reader(rule: Pattern):
     return read
 
 
-def _words(keywords: tuple) -> tuple[frozenset, tuple]:
-    """A rule's keywords as (the words any one of which will do, the groups whose words must all be there)."""
-    return (frozenset(k for k in keywords if k.__class__ is str),
-            tuple(frozenset(k) for k in keywords if k.__class__ is not str))
+def _words(keywords: tuple) -> tuple[tuple, tuple]:
+    """A rule's keywords as (the words any one of which will do, the groups whose words must all
+    be there), in the catalogue's order (a group's first word is the cheapest test)."""
+    return (tuple(k for k in keywords if k.__class__ is str), tuple(tuple(k) for k in keywords if k.__class__ is not str))
 
 
-def _holds(words: tuple, present: frozenset) -> bool:
-    """Does the text (whose keywords are `present`) hold one of a rule's keywords?"""
+def _holds(words: tuple, low: str, seen: dict) -> bool:
+    """Does the lower-cased text hold one of a rule's keywords? Each word is looked for once per
+    text (`seen`), and only when a rule asks: in a long text every look is a scan."""
     anyof, groups = words
-    return not anyof.isdisjoint(present) or any(g <= present for g in groups)
+    for w in anyof:
+        found = seen.get(w)
+        if found is None:
+            found = seen[w] = w in low
+        if found:
+            return True
+    for group in groups:
+        for w in group:
+            found = seen.get(w)
+            if found is None:
+                found = seen[w] = w in low
+            if not found:
+                break
+        else:
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,9 +198,9 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
     if not _READY:
         _init()
     low = _lower(text)
-    present = frozenset(w for w in _KEYWORDS if w in low)
+    seen: dict = {}
     skip: list = []
-    if _holds(_PRIVATE_KEY_WORDS, present):
+    if _holds(_PRIVATE_KEY_WORDS, low, seen):
         tokens._private_keys(text, spans)
         skip.extend((s, e) for s, e, _ in spans.items)
         tokens._public_blocks(text, skip)
@@ -197,7 +209,7 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
     labels._keywords(text, low, spans, skip)
     options = {"strip_emails": strip_emails}
     for rule, words, read in _PLAN:
-        if _holds(words, present) and (not rule.optional or options[rule.optional]):
+        if (not rule.optional or options[rule.optional]) and _holds(words, low, seen):
             read(text, low, spans)
     return spans.items
 
