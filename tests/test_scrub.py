@@ -18,6 +18,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from test_scrub_catalogue import _rules as catalogue_rules
+from test_scrub_catalogue import fill
+
 from llm_secondbrain.scrub import engine as scrub_mod
 from llm_secondbrain.scrub import labels as scrub_labels
 from llm_secondbrain.scrub import RULES_VERSION, scrub, scrub_report
@@ -64,296 +67,20 @@ def pem(label: str, lines: int = 6, sep: str = "\n") -> tuple[str, str]:
 
 
 # ------------------------------------------------------------------------------------------------
-# positives: (id, text, [secrets that must not survive])
+# positives: the rules' own examples live beside the rules (scrub/catalogue.py) and
+# tests/test_scrub_catalogue.py walks them; what is left here is what no one rule owns
 # ------------------------------------------------------------------------------------------------
-def _positives():
-    cases = []
-
-    def add(cid, text, *secrets):
-        cases.append(pytest.param(text, list(secrets), id=cid))
-
-    # private keys, every armour, real and escaped newlines
-    for label in ("RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY",
-                  "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK"):
-        block, body = pem(label)
-        add(f"pem-{label}", f"here is the key:\n{block}\nthanks", body)
-    block, body = pem("RSA PRIVATE KEY", sep="\\n")
-    add("pem-json-escaped", '{"ssh_key": "' + block + '\\n", "port": 22}', body)
-    add("pem-env-escaped", f'PRIVATE_KEY="{block}"\nPORT=80', body)
-    block, body = pem("OPENSSH PRIVATE KEY", sep=" ")
-    add("pem-one-line", f"private_key={block}", body)
+def test_a_private_key_in_a_yaml_block_goes_line_by_line():
     block, body = pem("RSA PRIVATE KEY")
     indented = "\n".join("    " + ln for ln in block.splitlines())
-    add("pem-yaml-block", f"tls:\n  key: |\n{indented}\n", *[ln for ln in body.splitlines() if len(ln) > 30])
-    trunc_body = "\n".join(r(B64, 64) for _ in range(4))
-    add("pem-truncated", f"-----BEGIN RSA PRIVATE KEY-----\n{trunc_body}\n", trunc_body)
-    enc_body = "\n".join(r(B64, 64) for _ in range(4))
-    add("pem-proc-type", "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,"
-        + r("0123456789ABCDEF", 32) + "\n\n" + enc_body + "\n-----END RSA PRIVATE KEY-----", enc_body)
-    priv = r(B64, 44)
-    add("putty", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me@laptop\nPublic-Lines: 2\n"
-        + r(B64, 64) + "\n" + r(B64, 4) + "\nPrivate-Lines: 1\n" + priv + "\nPrivate-MAC: " + r(HEX, 64), priv)
-
-    # JWT, Authorization headers, cookies
-    jwt = "eyJ" + r(URLSAFE, 33) + ".eyJ" + r(URLSAFE, 60) + "." + r(URLSAFE, 43)
-    add("jwt-bare", f"token for staging: {jwt}", jwt)
-    add("jwt-cookie", f"Cookie: theme=dark; access_token={jwt}; lang=nb", jwt)
-    bearer = r(URLSAFE, 40)
-    add("bearer-curl", f'curl -H "Authorization: Bearer {bearer}" https://api.example.com/v1/me', bearer)
-    add("bearer-js", f"headers: {{ Authorization: `Bearer {bearer}` }},", bearer)
-    basic = base64.b64encode(b"deploy:" + r(ALNUM + "!%", 14).encode()).decode()
-    add("basic-header", f"Authorization: Basic {basic}\nAccept: */*", basic)
-    add("basic-python", f"headers = {{'Authorization': 'Basic {basic}'}}", basic)
-    sid = r(ALNUM, 32)
-    add("session-cookie", f"Cookie: lang=en; sessionid={sid}; csrftoken=abc", sid)
-    add("set-cookie", f"Set-Cookie: connect.sid={sid}; Path=/; HttpOnly", sid)
-    okta = "00" + r(URLSAFE, 40)
-    add("okta-ssws", f"Authorization: SSWS {okta}", okta)
-
-    # vendor token shapes
-    vendor = {
-        "aws-id": "AKIA" + r(UPPER_ALNUM, 16),
-        "github-classic": "ghp_" + r(ALNUM, 36),
-        "github-oauth": "gho_" + r(ALNUM, 36),
-        "github-fine": "github_pat_11" + r(UPPER_ALNUM, 20) + "_" + r(ALNUM, 59),
-        "gitlab": "glpat-" + r(URLSAFE, 20),
-        "slack-bot": "xoxb-" + r(string.digits, 12) + "-" + r(string.digits, 13) + "-" + r(ALNUM, 24),
-        "slack-app": "xapp-1-A" + r(UPPER_ALNUM, 10) + "-" + r(string.digits, 13) + "-" + r(HEX, 64),
-        "stripe": "sk_live_51" + r(ALNUM, 40),
-        "stripe-restricted": "rk_live_" + r(ALNUM, 40),
-        "stripe-webhook": "whsec_" + r(ALNUM, 32),
-        "openai": "sk-proj-" + r(URLSAFE, 60) + "T3BlbkFJ" + r(URLSAFE, 40),
-        "anthropic": "sk-ant-api03-" + r(URLSAFE, 93) + "AA",
-        "google-api": "AIza" + r(URLSAFE, 35),
-        "google-oauth-secret": "GOCSPX-" + r(URLSAFE, 28),
-        "npm": "npm_" + r(ALNUM, 36),
-        "pypi": "pypi-AgEIcHlwaS5vcmc" + r(URLSAFE, 70),
-        "huggingface": "hf_" + r(string.ascii_letters, 34),
-        "sendgrid": "SG." + r(URLSAFE, 22) + "." + r(URLSAFE, 43),
-        "twilio": "SK" + r(HEX, 32),
-        "digitalocean": "dop_v1_" + r(HEX, 64),
-        "shopify": "shpat_" + r(HEX, 32),
-        "groq": "gsk_" + r(ALNUM, 52),
-        "vault": "hvs." + r(URLSAFE, 90),
-        "doppler": "dp.st.prd." + r(ALNUM, 43),
-        "databricks": "dapi" + r(HEX, 32),
-        "new-relic": "NRAK-" + r(UPPER_ALNUM, 27),
-        "sentry": "sntryu_" + r(HEX, 64),
-        "grafana": "glsa_" + r(ALNUM, 32) + "_" + r(HEX, 8),
-        "linear": "lin_api_" + r(ALNUM, 40),
-        "notion": "ntn_" + r(ALNUM, 46),
-        "heroku": "HRKU-AA" + r(URLSAFE, 58),
-        "docker-hub": "dckr_pat_" + r(URLSAFE, 27),
-        "postman": "PMAK-" + r(HEX, 24) + "-" + r(HEX, 34),
-        "age": "AGE-SECRET-KEY-1" + r(UPPER_ALNUM, 58),
-        "mailgun": "key-" + r(HEX, 32),
-        "mailchimp": r(HEX, 32) + "-us14",
-        "telegram": r(string.digits, 10) + ":AA" + r(URLSAFE, 33),
-        "discord": "MTE" + r(ALNUM, 21) + "." + r(URLSAFE, 6) + "." + r(URLSAFE, 38),
-        "azure-ad": r(ALNUM, 3) + "8Q~" + r(ALNUM + "_~.-", 34),
-        "unknown-prefixed": "acme_live_" + r(ALNUM, 40),
-    }
-    for name, tok in vendor.items():
-        add(f"vendor-{name}-chat", f"[10:02] Ola: {tok} (don't paste it in #general pls)", tok)
-        add(f"vendor-{name}-env", f"export SOME_VAR='{tok}'\nPORT=8080", tok)
-    hook = r(ALNUM, 24)
-    add("slack-webhook", f"SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T{r(UPPER_ALNUM, 10)}/B{r(UPPER_ALNUM, 10)}/{hook}", hook)
-
-    # AWS key pair
-    aws_id, aws_secret = "AKIA" + r(UPPER_ALNUM, 16), r(B64, 40)
-    add("aws-ini", f"[default]\naws_access_key_id = {aws_id}\naws_secret_access_key = {aws_secret}\nregion = eu-north-1",
-        aws_id, aws_secret)
-    add("aws-cli-set", f"aws configure set aws_access_key_id {aws_id}\naws configure set aws_secret_access_key {aws_secret}",
-        aws_id, aws_secret)
-    add("aws-terraform", f'provider "aws" {{\n  access_key = "{aws_id}"\n  secret_key = "{aws_secret}"\n}}', aws_id, aws_secret)
-
-    # unknown vendor in a secret context
-    unknown = r(ALNUM, 40)
-    add("context-email", f"Hi,\n\nhere is the Frobnicator API token:\n\n    {unknown}\n\nBest", unknown)
-    add("context-chat", f"[09:00] Mia: can someone send me the Acme key?\n[09:01] Ola: {unknown}", unknown)
-
-    # URLs and connection strings
-    pw = r(ALNUM, 10) + "%40" + r(ALNUM, 4)
-    add("url-postgres", f"DATABASE_URL=postgres://app:{pw}@db.internal:5432/shop", pw)
-    add("url-mongo-srv", f'const uri = "mongodb+srv://root:{pw}@cluster0.abcde.mongodb.net/shop";', pw)
-    add("url-https", f"git clone https://deploy:{pw}@git.example.com/team/repo.git", pw)
-    add("url-redis", f"CELERY_BROKER_URL=redis://default:{pw}@redis.local:6379/0", pw)
-    adopw = r(ALNUM, 8) + "=x^" + r(ALNUM, 6)
-    add("ado-net", f'"Default": "Server=tcp:sql.example.net,1433;User ID=app;Password={adopw};Encrypt=True;"', adopw)
-    jpw = r(ALNUM, 18)
-    add("jdbc", f"jdbc:postgresql://db:5432/app?user=kari&password={jpw}&ssl=true", jpw)
-    add("jdbc-oracle", f"jdbc:oracle:thin:scott/{jpw}@db.example.com:1521/ORCL", jpw)
-    add("libpq", f'psql "host=db port=5432 dbname=app user=app password={jpw} sslmode=require"', jpw)
-    acct = r(B64, 86) + "=="
-    add("azure-storage", f"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={acct};EndpointSuffix=core.windows.net", acct)
-
-    # base64-wrapped credentials
-    k8s_val = base64.b64encode(r(ALNUM, 16).encode()).decode()
-    k8s_url = base64.b64encode(f"postgres://app:{r(ALNUM, 12)}@db/app".encode()).decode()
-    add("k8s-secret", f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  DB_PASS: {k8s_val}\n"
-        f"  DATABASE_URL: {k8s_url}\n", k8s_val, k8s_url)
-    dauth = base64.b64encode(b"robot:" + r(ALNUM, 20).encode()).decode()
-    add("docker-config", '{"auths": {"registry.example.com": {"auth": "' + dauth + '"}}}', dauth)
-
-    # labelled values in many syntaxes
-    lp = r(ALNUM, 8) + "#" + r(ALNUM, 5)
-    for cid, text in {
-        "env": f"DB_PASSWORD={lp}",
-        "env-quoted": f"export REDIS_PASSWORD='{lp}'",
-        "yaml": f"database:\n  password: \"{lp}\"\n",
-        "json": f'{{"password": "{lp}", "user": "app"}}',
-        "ini": f"[db]\npassword = {lp}\n",
-        "toml": f'[db]\npassword = "{lp}"\n',
-        "xml": f"<config><password>{lp}</password></config>",
-        "nuget": f'<add key="ClearTextPassword" value="{lp}" />',
-        "spring": f"spring.datasource.password={lp}",
-        "django": f"DATABASES = {{'default': {{'PASSWORD': '{lp}'}}}}",
-        "php": f"'password' => '{lp}',",
-        "netrc": f"machine api.example.com login app password {lp}",
-        "wpa": f'network={{\n    ssid="home"\n    psk="{lp}"\n}}',
-        "k8s-env": f"env:\n  - name: DB_PASSWORD\n    value: {lp}\n",
-        "postman": f'{{"key": "token", "value": "{lp}", "type": "string"}}',
-        "compose": f"environment:\n  POSTGRES_PASSWORD: {lp}\n",
-        "ansible": f"ansible-playbook site.yml --extra-vars \"ansible_become_pass={lp}\"",
-        "php-define": f"define('DB_PASSWORD', '{lp}');",
-        "redis-conf": f"bind 127.0.0.1\nrequirepass {lp}\n",
-        "pgpass": f"# ~/.pgpass\ndb.example.com:5432:shop:app:{lp}\n",
-    }.items():
-        add(f"labelled-pw-{cid}", text, lp)
-    lt = r(ALNUM, 40)
-    for cid, text in {
-        "token-env": f"SESSION_TOKEN={lt}",
-        "api-key-json": f'{{"OPENWEATHER_API_KEY": "{lt}"}}',
-        "x-api-key": f"curl -H 'X-API-Key: {lt}' https://api.example.com",
-        "subscription-key": f"Ocp-Apim-Subscription-Key: {lt}",
-        "client-secret-yaml": f"oauth:\n  client_secret: {lt}\n",
-        "secret-key-django": f"SECRET_KEY = '{lt}'",
-        "query-appid": f"https://api.example.org/weather?q=Oslo&appid={lt}",
-        "query-api-key": f"GET https://maps.example.com/geo?address=x&api_key={lt}&format=json",
-        "log": f"2026-01-01T00:00:00Z DEBUG auth configured refresh_token={lt}",
-        "npmrc": f"//registry.npmjs.org/:_authToken={lt}",
-        "wireguard": f"[Interface]\nPrivateKey = {r(B64, 43)}=\nAddress = 10.0.0.2/32",
-        "laravel": f"APP_KEY=base64:{r(B64, 43)}=",
-        "markdown": f"- Acme token: `{lt}`",
-    }.items():
-        secret = text.split("PrivateKey = ")[1].split("\n")[0] if cid == "wireguard" else (
-            text.split("base64:")[1] if cid == "laravel" else lt)
-        add(f"labelled-{cid}", text, secret)
-
-    # CLI arguments
-    cp = r(ALNUM, 12) + "!"
-    for cid, text in {
-        "mysql-glued": f"mysql -uroot -p'{cp}' shop < dump.sql",
-        "mysql-glued-bare": f"mysql -u root -p{cp} -h db analytics",
-        "sshpass": f"sshpass -p '{cp}' ssh deploy@10.0.0.1 uptime",
-        "docker-login": f"docker login -u robot -p {cp} registry.example.com",
-        "password-flag": f"wget --user=root --password='{cp}' https://files.example.org/x.csv",
-        "password-flag-space": f"some-tool --password {cp} --verbose",
-        "pgpassword": f"PGPASSWORD='{cp}' psql -h db -U app -c 'select 1'",
-        "curl-user": f"curl -u admin:'{cp}' https://grafana.internal/api/health",
-        "redis-cli": f"redis-cli -h 10.0.0.5 -a '{cp}' INFO",
-        "openssl": f"openssl pkcs12 -export -in c.pem -inkey k.pem -out b.p12 -passout pass:{cp}",
-        "keytool": f"keytool -importcert -keystore t.jks -storepass '{cp}' -file ca.crt",
-        "sudo-echo": f"echo '{cp}' | sudo -S apt-get update",
-        "htpasswd": f"htpasswd -b -c /etc/nginx/.htpasswd admin '{cp}'",
-        "net-user": f"net user svc_backup {cp} /add",
-        "net-use": f"net use Z: \\\\fs01\\share /user:CORP\\svc_backup {cp} /persistent:yes",
-        "smbclient": f"smbclient //fs01/share -U app%'{cp}'",
-        "az-login": f"az login --service-principal -u 1b2c -p {cp} --tenant 3d4e",
-    }.items():
-        add(f"cli-{cid}", text, cp)
-
-    # passwords in prose, several languages
-    hp = "Sommer" + str(_rng.randint(2020, 2029)) + "!"
-    for cid, text in {
-        "en": f"the wifi password is {hp}",
-        "en-temp": f"New hire: temp password for Okta is {hp} - change it on first login.",
-        "en-pair": f"login for the NAS: admin / {hp}",
-        "en-wifi-pair": f"- Wifi: Hytta-5G / {hp}",
-        "en-pass": f"- VPN: user admin, pass {hp}",
-        "en-set-to": f"I set the BIOS password to {hp}, don't forget it",
-        "no": f"Passordet til wifi er {hp}",
-        "no-pw": f"pw til NAS-en: {hp}",
-        "de": f"Das WLAN-Passwort lautet {hp}",
-        "de-kennwort": f"Benutzer: etl_user, Kennwort: {hp}",
-        "fr": f"Le mot de passe du routeur est {hp}",
-        "es": f"La contraseña del wifi es {hp}",
-        "sv": f"Lösenordet till wifi är {hp}",
-        "da": f"Adgangskoden til routeren er {hp}",
-        "nl": f"Het wachtwoord voor de wifi is {hp}",
-        "passphrase": "The vault passphrase is meadow-pickle-biscuit-horse-90",
-    }.items():
-        secret = "meadow-pickle-biscuit-horse-90" if cid == "passphrase" else hp
-        add(f"prose-{cid}", text, secret)
-
-    # personal secrets: wallet seed phrases, 2FA backup codes, BitLocker keys, PINs and door codes
-    words = [r(string.ascii_lowercase, _rng.randint(5, 8)) for _ in range(24)]
-    phrase = " ".join(words[:12])
-    numbered = "\n".join(f"{n}. {w}" for n, w in enumerate(words[:12], 1))
-    for cid, (text, secrets) in {
-        "seed-phrase": (f"seed phrase: {phrase}", [phrase]),
-        "recovery-phrase-24": ("Secret Recovery Phrase (MetaMask): " + " ".join(words), [" ".join(words)]),
-        "seed-numbered": (f"## Ledger seed\n\n{numbered}\n\nStored in the safe.", words[:12]),
-        "seed-numbered-inline": ("24 words seed phrase: " + " ".join(f"{n} {w}" for n, w in enumerate(words, 1)),
-                                 words),
-        "seed-lines": ("Backup phrase:\n" + "\n".join(" ".join(words[i:i + 4]) for i in range(0, 12, 4)),
-                       words[:12]),
-        "seed-env": (f'SEED_PHRASE="{phrase}"', [phrase]),
-        "seed-no": (f"Gjenopprettingsfrase: {phrase}", [phrase]),
-        "seed-de": (f"Wiederherstellungsphrase: {phrase}", [phrase]),
-    }.items():
-        add(f"personal-{cid}", text, *secrets)
-    dcodes = [f"{_rng.randint(1000, 9999)}-{_rng.randint(1000, 9999)}" for _ in range(3)]
-    gcodes = [f"{_rng.randint(1000, 9999)} {_rng.randint(1000, 9999)}" for _ in range(4)]
-    hcodes = [r(HEX, 5) + "-" + r(HEX, 5) for _ in range(16)]
-    acodes = [r(LOWER_ALNUM, 4) + "-" + r(LOWER_ALNUM, 4) for _ in range(2)]
-    for cid, (text, secrets) in {
-        "backup-codes": ("backup codes: " + " ".join(dcodes), dcodes),
-        "2fa-list": ("2FA recovery codes\n" + "".join(f"- {c}\n" for c in acodes), acodes),
-        "github": ("GitHub recovery codes (saved 2024-03-01):\n" + "\n".join(hcodes) + "\n\nnext", hcodes),
-        "google": ("Google backup codes:\n" + "    ".join(gcodes[:2]) + "\n" + "    ".join(gcodes[2:]), gcodes),
-        "ticked": ("Backup-Codes:\n- [x] " + dcodes[0] + "\n- [ ] " + dcodes[1], dcodes[:2]),
-        "de": ("Wiederherstellungscodes:\n1. " + dcodes[0] + "\n2. " + dcodes[1], dcodes[:2]),
-    }.items():
-        add(f"personal-codes-{cid}", text, *secrets)
-    bitlocker = "-".join(f"{11 * _rng.randrange(65536):06d}" for _ in range(8))
-    add("personal-bitlocker", f"BitLocker recovery key for the laptop: {bitlocker}", bitlocker)
-    add("personal-bitlocker-bare", f"{bitlocker}.", bitlocker)
-    typo = bitlocker[:-1] + str((int(bitlocker[-1]) + 1) % 10)  # one group mistyped: no longer a multiple of 11
-    add("personal-bitlocker-typo", f"key {typo}", typo)
-    pin, door = "4921", "55123"
-    for cid, text in {
-        "pin-for": f"PIN for the card: {pin}",
-        "bank-pin": f"bank pin {pin}",
-        "sim-pin": f"SIM PIN: {pin}",
-        "pin-is": f"the PIN is {pin}.",
-        "pin-upper": f"PIN {pin}",
-        "pin-markdown": f"**PIN:** {pin}",
-        "pin-json": f'{{"pin": "{pin}"}}',
-        "pin-kode": f"PIN-kode til kortet: {pin}",
-        "door": f"door code is {door}#",
-        "alarm": f"alarm code: {door}",
-        "gate": "gate code 1987",
-        "garage": f"garage code: {door}",
-        "safe": "safe code is 12-34-56",
-        "tuer": f"Türcode {door}",
-        "building": f"building code: {door}",
-    }.items():
-        add(f"personal-{cid}", text, "1987" if cid == "gate" else "12-34-56" if cid == "safe" else
-            pin if "pin" in cid else door)
-    return cases
-
-
-POSITIVES = _positives()
-
-
-@pytest.mark.parametrize("text,secrets", POSITIVES)
-def test_positive_cases_are_scrubbed(text, secrets):
+    text = f"tls:\n  key: |\n{indented}\n"
     out = scrub(text)
-    assert out != text
-    for secret in secrets:
-        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
-    assert "[REDACTED:" in out
+    for line in body.splitlines():
+        if len(line) > 30:
+            assert not leaked(line, out, text)
+
+
+POSITIVES = [fill(t, rule.id + t)[0] for rule in catalogue_rules() for t in rule.examples]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -522,7 +249,7 @@ def test_import_compiles_lazily():
 # ------------------------------------------------------------------------------------------------
 # properties
 # ------------------------------------------------------------------------------------------------
-_FRAGMENTS = [p.values[0] for p in POSITIVES[::7]] + NEGATIVES[::5] + [
+_FRAGMENTS = POSITIVES[::7] + NEGATIVES[::5] + [
     "password", "=", ":", " ", "\n", '"', "'", "`", "\\n", "-----BEGIN RSA PRIVATE KEY-----",
     "-----END RSA PRIVATE KEY-----", "[REDACTED:secret]", "://", "@", "Bearer ", "Basic ", "-p",
     "token=", "eyJ", "ghp_", "sk-", "AKIA", "kind: Secret\ndata:\n", "Cookie: ", " / ", "passord er ",
@@ -560,12 +287,6 @@ def test_never_raises_and_is_idempotent(text, emails):
 def test_arbitrary_unicode(text):
     out = scrub(text)
     assert scrub(out) == out
-
-
-@pytest.mark.parametrize("text,secrets", POSITIVES[::3])
-def test_idempotent_on_positives(text, secrets):
-    once = scrub(text)
-    assert scrub(once) == once
 
 
 # ------------------------------------------------------------------------------------------------

@@ -7,7 +7,9 @@ releases comes out unchanged (and, for a labelled value, ``explain`` names the f
 keeps has its ⟦marked⟧ parts redacted. Random parts are written as templates and filled from a
 seeded generator, so the repository holds no secret-shaped string: ``{alnum:36}``, ``{hex:32}``,
 ``{upper:16}`` (capitals and digits), ``{lower:26}`` (small letters and digits), ``{b64:27}``,
-``{b64x:22}`` (crypt's ./0-9A-Za-z), ``{url:35}`` (base64url), ``{digits:4}``, ``{letters:8}``.
+``{b64x:22}`` (crypt's ./0-9A-Za-z), ``{url:35}`` (base64url), ``{digits:4}``, ``{letters:8}``,
+``{small:6}`` (small letters), ``{HEX:32}``, ``{azure:34}`` (letters, digits and _~.-), ``{pwsym:14}``
+(letters, digits, ! and %).
 """
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ _ALPHABETS = {
     "upper": string.ascii_uppercase + string.digits, "lower": string.ascii_lowercase + string.digits,
     "b64": string.ascii_letters + string.digits + "+/", "b64x": "./" + string.digits + string.ascii_letters,
     "url": string.ascii_letters + string.digits + "-_", "digits": string.digits, "letters": string.ascii_letters,
+    "small": string.ascii_lowercase, "HEX": "0123456789ABCDEF", "azure": string.ascii_letters + string.digits + "_~.-",
+    "pwsym": string.ascii_letters + string.digits + "!%",
 }
 _FIELD = re.compile(r"\{(" + "|".join(_ALPHABETS) + r"):(\d+)\}")
 _MARKED = re.compile(r"⟦(.*?)⟧", re.S)

@@ -64,13 +64,29 @@ class Reader(Rule):
 SHAPES: tuple[Shape, ...] = (
     # cloud
     Shape("aws-access-key-id", "aws_access_key_id", ("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}(?![A-Za-z0-9])",
-          examples=("aws_access_key_id = ⟦AKIA{upper:16}⟧",), counter=("the sample key AKIAIOSFODNN7EXAMPLE",)),
-    Shape("google-api-key", "google_api_key", ("AIza",), r"[0-9A-Za-z_-]{35}", examples=("maps: ⟦AIza{url:35}⟧",)),
-    Shape("google-oauth-client-secret", "google_oauth_client_secret", ("GOCSPX-",), r"[A-Za-z0-9_-]{24,40}"),
+          examples=(
+        "[10:02] Ola: ⟦AKIA{upper:16}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦AKIA{upper:16}⟧'\nPORT=8080",
+        '[default]\naws_access_key_id = ⟦AKIA{upper:16}⟧\naws_secret_access_key = {b64:40}\nregion = eu-north-1',
+        'aws configure set aws_access_key_id ⟦AKIA{upper:16}⟧\naws configure set aws_secret_access_key {b64:40}',
+        'provider "aws" {\n  access_key = "⟦AKIA{upper:16}⟧"\n  secret_key = "{b64:40}"\n}',"aws_access_key_id = ⟦AKIA{upper:16}⟧",), counter=("the sample key AKIAIOSFODNN7EXAMPLE",)),
+    Shape("google-api-key", "google_api_key", ("AIza",), r"[0-9A-Za-z_-]{35}", examples=(
+        "[10:02] Ola: ⟦AIza{url:35}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦AIza{url:35}⟧'\nPORT=8080","maps: ⟦AIza{url:35}⟧",)),
+    Shape("google-oauth-client-secret", "google_oauth_client_secret", ("GOCSPX-",), r"[A-Za-z0-9_-]{24,40}",
+        examples=(
+        "[10:02] Ola: ⟦GOCSPX-{url:28}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦GOCSPX-{url:28}⟧'\nPORT=8080",)),
     Shape("google-oauth-token", "google_oauth_token", ("ya29.",), r"[0-9A-Za-z_-]{20,}"),
     Shape("google-refresh-token", "google_refresh_token", ("1//0",), r"[0-9A-Za-z_-]{30,}"),
-    Shape("digitalocean-token", "digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}"),
-    Shape("heroku-api-key", "heroku_api_key", ("HRKU-",), r"[A-Za-z0-9_-]{30,}"),
+    Shape("digitalocean-token", "digitalocean_token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{64}",
+        examples=(
+        "[10:02] Ola: ⟦dop_v1_{hex:64}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦dop_v1_{hex:64}⟧'\nPORT=8080",)),
+    Shape("heroku-api-key", "heroku_api_key", ("HRKU-",), r"[A-Za-z0-9_-]{30,}",
+        examples=(
+        "[10:02] Ola: ⟦HRKU-AA{url:58}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦HRKU-AA{url:58}⟧'\nPORT=8080",)),
     Shape("amazon-mws-token", "amazon_mws_token", ("amzn.mws.",),
           r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
           examples=("MWS_AUTH_TOKEN=⟦amzn.mws.{hex:8}-{hex:4}-{hex:4}-{hex:4}-{hex:12}⟧",)),
@@ -84,7 +100,10 @@ SHAPES: tuple[Shape, ...] = (
     Shape("flyio-org-token", "flyio_token", ("fo1_",), r"[A-Za-z0-9_-]{30,}"),
     Shape("supabase-token", "supabase_token", ("sbp_",), r"[a-f0-9]{40}"),
     Shape("supabase-secret-key", "supabase_secret_key", ("sb_secret_",), r"[A-Za-z0-9_-]{20,}"),
-    Shape("databricks-token", "databricks_token", ("dapi",), r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])"),
+    Shape("databricks-token", "databricks_token", ("dapi",), r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9])",
+        examples=(
+        "[10:02] Ola: ⟦dapi{hex:32}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦dapi{hex:32}⟧'\nPORT=8080",)),
     Shape("clickhouse-secret", "clickhouse_secret", ("4b1d",), r"[A-Za-z0-9]{38}(?![A-Za-z0-9])", entropy=True),
     Shape("scalingo-token", "scalingo_token", ("tk-us-",), r"[A-Za-z0-9_-]{48}(?![A-Za-z0-9_-])"),
     Shape("tailscale-key", "tailscale_key", ("tskey-",), r"[a-z]{3,10}-[A-Za-z0-9_-]{20,}"),
@@ -94,12 +113,22 @@ SHAPES: tuple[Shape, ...] = (
     # source hosting / CI
     # (installation tokens of the newer kind carry underscores too)
     Shape("github-token", "github_token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9_]{30,255}",
-          examples=("GITHUB_TOKEN=⟦ghp_{alnum:36}⟧", "installation: ⟦ghs_{alnum:20}_{alnum:19}⟧"),
+          examples=(
+        "[10:02] Ola: ⟦ghp_{alnum:36}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦ghp_{alnum:36}⟧'\nPORT=8080",
+        "[10:02] Ola: ⟦gho_{alnum:36}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦gho_{alnum:36}⟧'\nPORT=8080","GITHUB_TOKEN=⟦ghp_{alnum:36}⟧", "installation: ⟦ghs_{alnum:20}_{alnum:19}⟧"),
           counter=("ghp_ is the prefix of a classic token",)),
-    Shape("github-fine-grained-pat", "github_token", ("github_pat_",), r"[A-Za-z0-9_]{22,255}"),
+    Shape("github-fine-grained-pat", "github_token", ("github_pat_",), r"[A-Za-z0-9_]{22,255}",
+        examples=(
+        "[10:02] Ola: ⟦github_pat_11{upper:20}_{alnum:59}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦github_pat_11{upper:20}_{alnum:59}⟧'\nPORT=8080",)),
     Shape("gitlab-token", "gitlab_token", ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glcbt-",
                                            "glsoat-", "gloas-", "glagent-", "glffct-", "glwt-", "GR1348941"),
-          r"[A-Za-z0-9_-]{20,}"),
+          r"[A-Za-z0-9_-]{20,}",
+        examples=(
+        "[10:02] Ola: ⟦glpat-{url:20}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦glpat-{url:20}⟧'\nPORT=8080",)),
     Shape("bitbucket-app-password", "bitbucket_app_password", ("ATBB",), r"[A-Za-z0-9_=.-]{28,}", entropy=True),
     Shape("atlassian-api-token", "atlassian_api_token", ("ATATT3", "ATCTT3"), r"[A-Za-z0-9_=-]{40,}"),
     Shape("circleci-token", "circleci_token", ("CCIPAT_", "CCIPRJ_"), r"[A-Za-z0-9]{20,}_[a-f0-9]{40}"),
@@ -114,25 +143,50 @@ SHAPES: tuple[Shape, ...] = (
     Shape("vercel-token", "vercel_token", ("vcp_",), r"[A-Za-z0-9]{24,}", entropy=True),
     # chat and mail
     Shape("slack-token", "slack_token", ("xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxe-", "xoxe.xox"),
-          r"[0-9A-Za-z-]{20,}"),
+          r"[0-9A-Za-z-]{20,}",
+        examples=(
+        "[10:02] Ola: ⟦xoxb-{digits:12}-{digits:13}-{alnum:24}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦xoxb-{digits:12}-{digits:13}-{alnum:24}⟧'\nPORT=8080",)),
     Shape("slack-session-token", "slack_token", ("xoxc-",), r"\d{9,15}-\d{9,15}-\d{9,15}-[a-fA-F0-9]{64}"),
     Shape("slack-workspace-token", "slack_token", ("xoxa-", "xoxr-"), r"(?:\d-)?[0-9A-Za-z]{4,}-[0-9A-Za-z-]{14,}"),
     Shape("slack-legacy-workspace-token", "slack_token", ("xoxa-", "xoxr-"), r"(?:\d-)?[0-9A-Za-z]{8,48}"),
     Shape("slack-webhook", "slack_webhook", ("hooks.slack.com/",),
           r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
-    Shape("slack-app-token", "slack_token", ("xapp-",), r"\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+"),
+    Shape("slack-app-token", "slack_token", ("xapp-",), r"\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+",
+        examples=(
+        "[10:02] Ola: ⟦xapp-1-A{upper:10}-{digits:13}-{hex:64}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦xapp-1-A{upper:10}-{digits:13}-{hex:64}⟧'\nPORT=8080",)),
     Shape("slack-webhook-url", "slack_webhook", ("//hooks.slack.com/",),
-          r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
+          r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}",
+        examples=(
+        'SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T{upper:10}/B{upper:10}/⟦{alnum:24}⟧',)),
     Shape("discord-webhook", "discord_webhook", ("//discord.com/api/webhooks/", "//discordapp.com/api/webhooks/"),
           r"\d+/[A-Za-z0-9_-]{30,}"),
     Shape("zapier-webhook", "zapier_webhook", ("//hooks.zapier.com/hooks/catch/",), r"\d+/[A-Za-z0-9]+"),
-    Shape("twilio-api-key", "twilio_api_key", ("SK",), r"[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
-    Shape("sendgrid-api-key", "sendgrid_api_key", ("SG.",), r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}"),
+    Shape("twilio-api-key", "twilio_api_key", ("SK",), r"[0-9a-fA-F]{32}(?![A-Za-z0-9])",
+        examples=(
+        "[10:02] Ola: ⟦SK{hex:32}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦SK{hex:32}⟧'\nPORT=8080",)),
+    Shape("sendgrid-api-key", "sendgrid_api_key", ("SG.",), r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,50}",
+        examples=(
+        "[10:02] Ola: ⟦SG.{url:22}.{url:43}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦SG.{url:22}.{url:43}⟧'\nPORT=8080",)),
     Shape("brevo-api-key", "brevo_api_key", ("xkeysib-", "xsmtpsib-"), r"[a-f0-9]{64}-[A-Za-z0-9]{16}"),
-    Shape("mailgun-key", "mailgun_key", ("key-",), r"[0-9a-f]{32}(?![A-Za-z0-9])"),
+    Shape("mailgun-key", "mailgun_key", ("key-",), r"[0-9a-f]{32}(?![A-Za-z0-9])",
+        examples=(
+        "[10:02] Ola: ⟦key-{hex:32}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦key-{hex:32}⟧'\nPORT=8080",)),
     # payments
-    Shape("stripe-key", "stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"), r"[A-Za-z0-9]{10,}"),
-    Shape("stripe-webhook-secret", "stripe_webhook_secret", ("whsec_",), r"[A-Za-z0-9+/=]{20,}"),
+    Shape("stripe-key", "stripe_key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"), r"[A-Za-z0-9]{10,}",
+        examples=(
+        "[10:02] Ola: ⟦sk_live_51{alnum:40}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦sk_live_51{alnum:40}⟧'\nPORT=8080",
+        "[10:02] Ola: ⟦rk_live_{alnum:40}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦rk_live_{alnum:40}⟧'\nPORT=8080",)),
+    Shape("stripe-webhook-secret", "stripe_webhook_secret", ("whsec_",), r"[A-Za-z0-9+/=]{20,}",
+        examples=(
+        "[10:02] Ola: ⟦whsec_{alnum:32}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦whsec_{alnum:32}⟧'\nPORT=8080",)),
     Shape("razorpay-key", "razorpay_key", ("rzp_live_",), r"[A-Za-z0-9]{14}(?![A-Za-z0-9])", entropy=True),
     Shape("adyen-api-key", "adyen_api_key", ("AQE",), r"[a-z0-9]{5,}\.[A-Za-z0-9_=-]{50,80}", entropy=True),
     Shape("square-token", "square_token", ("sq0atp-",), r"[0-9A-Za-z_-]{22,}"),
@@ -145,13 +199,25 @@ SHAPES: tuple[Shape, ...] = (
     Shape("lob-api-key", "lob_api_key", ("live_pub_", "test_pub_"), r"[a-f0-9]{31,35}(?![A-Za-z0-9])"),
     Shape("mollie-api-key", "mollie_api_key", ("live_",), r"[A-Za-z0-9]{30}(?![A-Za-z0-9])", entropy=True),
     # AI APIs
-    Shape("anthropic-api-key", "anthropic_api_key", ("sk-ant-",), r"(?:api|admin|sid|oat)\d\d-[A-Za-z0-9_-]{40,}"),
-    Shape("openai-api-key", "openai_api_key", ("sk-",), r"[A-Za-z0-9_-]{20,}", entropy=True),
+    Shape("anthropic-api-key", "anthropic_api_key", ("sk-ant-",), r"(?:api|admin|sid|oat)\d\d-[A-Za-z0-9_-]{40,}",
+        examples=(
+        "[10:02] Ola: ⟦sk-ant-api03-{url:93}AA⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦sk-ant-api03-{url:93}AA⟧'\nPORT=8080",)),
+    Shape("openai-api-key", "openai_api_key", ("sk-",), r"[A-Za-z0-9_-]{20,}", entropy=True,
+        examples=(
+        "[10:02] Ola: ⟦sk-proj-{url:60}T3BlbkFJ{url:40}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦sk-proj-{url:60}T3BlbkFJ{url:40}⟧'\nPORT=8080",)),
     Shape("elevenlabs-api-key", "elevenlabs_api_key", ("sk_",), r"[a-f0-9]{48}(?![A-Za-z0-9])"),
     Shape("mapbox-token", "mapbox_secret_token", ("sk.eyJ", "tk.eyJ"), r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{10,}"),
-    Shape("huggingface-token", "huggingface_token", ("hf_",), r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9])"),
+    Shape("huggingface-token", "huggingface_token", ("hf_",), r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9])",
+        examples=(
+        "[10:02] Ola: ⟦hf_{letters:34}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦hf_{letters:34}⟧'\nPORT=8080",)),
     Shape("huggingface-org-token", "huggingface_token", ("api_org_",), r"[A-Za-z]{30,40}"),
-    Shape("groq-api-key", "groq_api_key", ("gsk_",), r"[A-Za-z0-9]{40,}"),
+    Shape("groq-api-key", "groq_api_key", ("gsk_",), r"[A-Za-z0-9]{40,}",
+        examples=(
+        "[10:02] Ola: ⟦gsk_{alnum:52}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦gsk_{alnum:52}⟧'\nPORT=8080",)),
     Shape("perplexity-api-key", "perplexity_api_key", ("pplx-",), r"[A-Za-z0-9]{40,}"),
     Shape("replicate-token", "replicate_token", ("r8_",), r"[A-Za-z0-9]{30,}", entropy=True),
     Shape("xai-api-key", "xai_api_key", ("xai-",), r"[A-Za-z0-9]{60,}"),
@@ -170,21 +236,39 @@ SHAPES: tuple[Shape, ...] = (
     Shape("dub-api-key", "dub_api_key", ("dub_",), r"[A-Za-z0-9]{24}(?![A-Za-z0-9])", entropy=True),
     Shape("zuplo-api-key", "zuplo_api_key", ("zpka_",), r"[A-Za-z0-9]{32}_[a-fA-F0-9]{8}"),
     # package registries
-    Shape("npm-token", "npm_token", ("npm_",), r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
-    Shape("pypi-token", "pypi_token", ("pypi-",), r"AgE[A-Za-z0-9_-]{50,}"),
+    Shape("npm-token", "npm_token", ("npm_",), r"[A-Za-z0-9]{36}(?![A-Za-z0-9])",
+        examples=(
+        "[10:02] Ola: ⟦npm_{alnum:36}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦npm_{alnum:36}⟧'\nPORT=8080",)),
+    Shape("pypi-token", "pypi_token", ("pypi-",), r"AgE[A-Za-z0-9_-]{50,}",
+        examples=(
+        "[10:02] Ola: ⟦pypi-AgEIcHlwaS5vcmc{url:70}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦pypi-AgEIcHlwaS5vcmc{url:70}⟧'\nPORT=8080",)),
     Shape("rubygems-token", "rubygems_token", ("rubygems_",), r"[a-f0-9]{48}"),
     Shape("nuget-api-key", "nuget_api_key", ("oy2",), r"[a-z0-9]{43}(?![A-Za-z0-9])"),
-    Shape("docker-hub-token", "docker_hub_token", ("dckr_pat_", "dckr_oat_"), r"[A-Za-z0-9_-]{20,}"),
+    Shape("docker-hub-token", "docker_hub_token", ("dckr_pat_", "dckr_oat_"), r"[A-Za-z0-9_-]{20,}",
+        examples=(
+        "[10:02] Ola: ⟦dckr_pat_{url:27}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦dckr_pat_{url:27}⟧'\nPORT=8080",)),
     Shape("jfrog-api-key", "jfrog_api_key", ("AKCp",), r"[A-Za-z0-9]{60,}"),
     Shape("jfrog-token", "jfrog_token", ("cmVmdGtuOjAxOj",), r"[A-Za-z0-9]{40,}"),
     Shape("clojars-token", "clojars_token", ("CLOJARS_",), r"[a-z0-9]{60}"),
     Shape("pulumi-token", "pulumi_token", ("pul-",), r"[a-f0-9]{40}"),
     # observability / productivity
-    Shape("sentry-token", "sentry_token", ("sntryu_",), r"[a-f0-9]{64}"),
+    Shape("sentry-token", "sentry_token", ("sntryu_",), r"[a-f0-9]{64}",
+        examples=(
+        "[10:02] Ola: ⟦sntryu_{hex:64}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦sntryu_{hex:64}⟧'\nPORT=8080",)),
     Shape("sentry-org-token", "sentry_token", ("sntrys_",), r"eyJ[A-Za-z0-9_=+/-]{20,}"),
-    Shape("grafana-service-account-token", "grafana_token", ("glsa_",), r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
+    Shape("grafana-service-account-token", "grafana_token", ("glsa_",), r"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
+        examples=(
+        "[10:02] Ola: ⟦glsa_{alnum:32}_{hex:8}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦glsa_{alnum:32}_{hex:8}⟧'\nPORT=8080",)),
     Shape("grafana-cloud-token", "grafana_token", ("glc_",), r"[A-Za-z0-9+/]{32,}={0,2}"),
-    Shape("newrelic-user-key", "newrelic_key", ("NRAK-",), r"[A-Z0-9]{27}"),
+    Shape("newrelic-user-key", "newrelic_key", ("NRAK-",), r"[A-Z0-9]{27}",
+        examples=(
+        "[10:02] Ola: ⟦NRAK-{upper:27}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦NRAK-{upper:27}⟧'\nPORT=8080",)),
     Shape("newrelic-admin-key", "newrelic_key", ("NRAA-",), r"[a-f0-9]{27}"),
     Shape("newrelic-browser-key", "newrelic_key", ("NRJS-",), r"[a-f0-9]{19}"),
     Shape("newrelic-insert-key", "newrelic_key", ("NRII-",), r"[A-Za-z0-9_-]{32}"),
@@ -197,18 +281,30 @@ SHAPES: tuple[Shape, ...] = (
     Shape("cloudflare-origin-ca-key", "cloudflare_origin_ca_key", ("v1.0-",), r"[a-f0-9]{24}-[a-f0-9]{146}"),
     Shape("onepassword-secret-key", "onepassword_secret_key", ("A3-",),
           r"[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"),
-    Shape("postman-api-key-legacy", "postman_api_key", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}"),
+    Shape("postman-api-key-legacy", "postman_api_key", ("PMAK-",), r"[a-f0-9]{24}-[a-f0-9]{34}",
+        examples=(
+        "[10:02] Ola: ⟦PMAK-{hex:24}-{hex:34}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦PMAK-{hex:24}-{hex:34}⟧'\nPORT=8080",)),
     Shape("prefect-token", "prefect_token", ("pnu_",), r"[A-Za-z0-9]{36}"),
     Shape("dropbox-token", "dropbox_token", ("sl.",), r"(?:u\.)?[A-Za-z0-9_=-]{130,}"),
     Shape("resend-api-key", "resend_api_key", ("re_",),
           r"[A-Za-z0-9]{8}_[A-Za-z0-9]{24,}(?![A-Za-z0-9_])", entropy=True),
-    Shape("linear-api-key", "linear_api_key", ("lin_api_",), r"[A-Za-z0-9]{40}"),
+    Shape("linear-api-key", "linear_api_key", ("lin_api_",), r"[A-Za-z0-9]{40}",
+        examples=(
+        "[10:02] Ola: ⟦lin_api_{alnum:40}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦lin_api_{alnum:40}⟧'\nPORT=8080",)),
     Shape("linear-oauth-token", "linear_api_key", ("lin_oauth_",), r"[a-f0-9]{64}"),
-    Shape("notion-token", "notion_token", ("ntn_",), r"[A-Za-z0-9]{40,}"),
+    Shape("notion-token", "notion_token", ("ntn_",), r"[A-Za-z0-9]{40,}",
+        examples=(
+        "[10:02] Ola: ⟦ntn_{alnum:46}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦ntn_{alnum:46}⟧'\nPORT=8080",)),
     Shape("notion-integration-secret", "notion_token", ("secret_",), r"[A-Za-z0-9]{43}(?![A-Za-z0-9])"),
     Shape("figma-token", "figma_token", ("figd_",), r"[A-Za-z0-9_-]{40}"),
     Shape("contentful-token", "contentful_token", ("CFPAT-",), r"[A-Za-z0-9_-]{43}"),
-    Shape("shopify-token", "shopify_token", ("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}"),
+    Shape("shopify-token", "shopify_token", ("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}",
+        examples=(
+        "[10:02] Ola: ⟦shpat_{hex:32}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦shpat_{hex:32}⟧'\nPORT=8080",)),
     Shape("readme-api-key", "readme_api_key", ("rdme_",), r"[a-z0-9]{70}"),
     Shape("typeform-token", "typeform_token", ("tfp_",), r"[A-Za-z0-9_=.-]{40,}"),
     Shape("airtable-token", "airtable_token", ("pat",), r"[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9])"),
@@ -217,13 +313,22 @@ SHAPES: tuple[Shape, ...] = (
     Shape("hubspot-token", "hubspot_token", ("pat-na1-", "pat-eu1-"), r"[a-f0-9-]{36}"),
     Shape("twitter-bearer-token", "twitter_bearer_token", ("AAAAAAAAAAAAAAAAAAAAA",), r"[A-Za-z0-9%]{30,}"),
     # secret managers
-    Shape("vault-token", "vault_token", ("hvs.", "hvb.", "hvr."), r"[A-Za-z0-9_-]{24,}"),
+    Shape("vault-token", "vault_token", ("hvs.", "hvb.", "hvr."), r"[A-Za-z0-9_-]{24,}",
+        examples=(
+        "[10:02] Ola: ⟦hvs.{url:90}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦hvs.{url:90}⟧'\nPORT=8080",)),
     Shape("vault-legacy-token", "vault_token", ("s.",), r"[A-Za-z0-9]{24}(?![A-Za-z0-9.])", entropy=True),
     Shape("doppler-personal-token", "doppler_token", ("dp.pt.",), r"[A-Za-z0-9]{40,}"),
-    Shape("doppler-service-token", "doppler_token", ("dp.st.",), r"[A-Za-z0-9_.-]{40,}"),
+    Shape("doppler-service-token", "doppler_token", ("dp.st.",), r"[A-Za-z0-9_.-]{40,}",
+        examples=(
+        "[10:02] Ola: ⟦dp.st.prd.{alnum:43}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦dp.st.prd.{alnum:43}⟧'\nPORT=8080",)),
     Shape("doppler-other-token", "doppler_token", ("dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."), r"[A-Za-z0-9]{40,}"),
     Shape("onepassword-token", "onepassword_token", ("ops_eyJ",), r"[A-Za-z0-9+/=_-]{50,}"),
-    Shape("age-secret-key", "age_secret_key", ("AGE-SECRET-KEY-1",), r"[0-9A-Z]{50,}"),
+    Shape("age-secret-key", "age_secret_key", ("AGE-SECRET-KEY-1",), r"[0-9A-Z]{50,}",
+        examples=(
+        "[10:02] Ola: ⟦AGE-SECRET-KEY-1{upper:58}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦AGE-SECRET-KEY-1{upper:58}⟧'\nPORT=8080",)),
     # Aiven service passwords and tokens: 'AVNS_' and about 19 random characters
     Shape("aiven-password", "aiven_password", ("AVNS_",), r"[A-Za-z0-9_-]{15,}"),
     # Grafana's older API keys are base64 of '{"k":"…","n":"…","id":…}', so they open 'eyJrIjoi'
@@ -232,28 +337,81 @@ SHAPES: tuple[Shape, ...] = (
     # signature cut off) is header.payload: both halves are base64 JSON ('eyJ')
     Shape("jwt", "jwt", ("eyJ",),
           r"[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?"
-          r"|eyJ[A-Za-z0-9_-]{14,}(?![A-Za-z0-9_.-]))"),
+          r"|eyJ[A-Za-z0-9_-]{14,}(?![A-Za-z0-9_.-]))",
+        examples=(
+        'token for staging: ⟦eyJ{url:33}.eyJ{url:60}.{url:43}⟧',
+        'Cookie: theme=dark; access_token=⟦eyJ{url:33}.eyJ{url:60}.{url:43}⟧; lang=nb',)),
 )
 
 # --------------------------------------------------------------------------------------------
 # Shapes the token scan judges in code (a checksum-free structure, a neighbour, an entropy test)
 # --------------------------------------------------------------------------------------------
 TOKEN_RULES: tuple[Rule, ...] = (
-    Reader("private-key", "private_key", keywords=("-----", "putty", "---- begin")),
-    Reader("putty-private-key", "private_key", keywords=("putty",)),
-    Reader("bitlocker-key", "bitlocker_key"),
-    Reader("azure-client-secret", "azure_client_secret"),
-    Reader("discord-bot-token", "discord_bot_token"),
+    Reader("private-key", "private_key", keywords=("-----", "putty", "---- begin"),
+        examples=(
+        'here is the key:\n-----BEGIN RSA PRIVATE KEY-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:20}==⟧\n-----END RSA PRIVATE KEY-----\nthanks',
+        'here is the key:\n-----BEGIN PRIVATE KEY-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:20}==⟧\n-----END PRIVATE KEY-----\nthanks',
+        'here is the key:\n-----BEGIN EC PRIVATE KEY-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:20}==⟧\n-----END EC PRIVATE KEY-----\nthanks',
+        'here is the key:\n-----BEGIN DSA PRIVATE KEY-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:20}==⟧\n-----END DSA PRIVATE KEY-----\nthanks',
+        'here is the key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:20}==⟧\n-----END OPENSSH PRIVATE KEY-----\nthanks',
+        'here is the key:\n-----BEGIN ENCRYPTED PRIVATE KEY-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:20}==⟧\n-----END ENCRYPTED PRIVATE KEY-----\nthanks',
+        'here is the key:\n-----BEGIN PGP PRIVATE KEY BLOCK-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:20}==⟧\n-----END PGP PRIVATE KEY BLOCK-----\nthanks',
+        '{"ssh_key": "-----BEGIN RSA PRIVATE KEY-----\\n⟦{b64:64}\\n{b64:64}\\n{b64:64}\\n{b64:64}\\n{b64:64}\\n{b64:64}\\n{b64:20}==⟧\\n-----END RSA PRIVATE KEY-----\\n", "port": 22}',
+        'PRIVATE_KEY="-----BEGIN RSA PRIVATE KEY-----\\n⟦{b64:64}\\n{b64:64}\\n{b64:64}\\n{b64:64}\\n{b64:64}\\n{b64:64}\\n{b64:20}==⟧\\n-----END RSA PRIVATE KEY-----"\nPORT=80',
+        'private_key=-----BEGIN OPENSSH PRIVATE KEY----- ⟦{b64:64} {b64:64} {b64:64} {b64:64} {b64:64} {b64:64} {b64:20}==⟧ -----END OPENSSH PRIVATE KEY-----',
+        '-----BEGIN RSA PRIVATE KEY-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}⟧\n',
+        '-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,{HEX:32}\n\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}⟧\n-----END RSA PRIVATE KEY-----',)),
+    Reader("putty-private-key", "private_key", keywords=("putty",),
+        examples=(
+        'PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me@laptop\nPublic-Lines: 2\n{b64:64}\n{b64:4}\nPrivate-Lines: 1\n⟦{b64:44}⟧\nPrivate-MAC: {hex:64}',)),
+    Reader("bitlocker-key", "bitlocker_key",
+        examples=(
+        'BitLocker recovery key for the laptop: ⟦373318-112915-358501-616737-538340-693374-643577-465960⟧',
+        '⟦373318-112915-358501-616737-538340-693374-643577-465960⟧.',
+        'key ⟦373318-112915-358501-616737-538340-693374-643577-465961⟧',)),
+    Reader("azure-client-secret", "azure_client_secret",
+        examples=(
+        "[10:02] Ola: ⟦{alnum:3}8Q~{azure:34}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦{alnum:3}8Q~{azure:34}⟧'\nPORT=8080",)),
+    Reader("discord-bot-token", "discord_bot_token",
+        examples=(
+        "[10:02] Ola: ⟦MTE{alnum:21}.{url:6}.{url:38}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦MTE{alnum:21}.{url:6}.{url:38}⟧'\nPORT=8080",)),
     Reader("terraform-cloud-token", "terraform_cloud_token"),
     Reader("facebook-app-token", "facebook_app_token"),
     Reader("salesforce-token", "salesforce_token"),
-    Reader("telegram-bot-token", "telegram_bot_token"),
+    Reader("telegram-bot-token", "telegram_bot_token",
+        examples=(
+        "[10:02] Ola: ⟦{digits:10}:AA{url:33}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦{digits:10}:AA{url:33}⟧'\nPORT=8080",)),
     Reader("azure-refresh-token", "azure_refresh_token"),
-    Reader("mailchimp-key", "mailchimp_key"),
-    Reader("aws-secret-access-key", "aws_secret_access_key"),
-    Reader("generic-prefixed-token", "api_token"),
+    Reader("mailchimp-key", "mailchimp_key",
+        examples=(
+        "[10:02] Ola: ⟦{hex:32}-us14⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦{hex:32}-us14⟧'\nPORT=8080",)),
+    Reader("aws-secret-access-key", "aws_secret_access_key",
+        examples=(
+        '[default]\naws_access_key_id = AKIA{upper:16}\naws_secret_access_key = ⟦{b64:40}⟧\nregion = eu-north-1',
+        'aws configure set aws_access_key_id AKIA{upper:16}\naws configure set aws_secret_access_key ⟦{b64:40}⟧',
+        'provider "aws" {\n  access_key = "AKIA{upper:16}"\n  secret_key = "⟦{b64:40}⟧"\n}',)),
+    Reader("generic-prefixed-token", "api_token",
+        examples=(
+        "[10:02] Ola: ⟦acme_live_{alnum:40}⟧ (don't paste it in #general pls)",
+        "export SOME_VAR='⟦acme_live_{alnum:40}⟧'\nPORT=8080",)),
     Reader("url-user-token", "url_credentials"),
-    Reader("secret-word-context", "secret"),
+    Reader("secret-word-context", "secret",
+        examples=(
+        'Hi,\n\nhere is the Frobnicator API token:\n\n    ⟦{alnum:40}⟧\n\nBest',
+        '[09:00] Mia: can someone send me the Acme key?\n[09:01] Ola: ⟦{alnum:40}⟧',
+        'SESSION_TOKEN=⟦{alnum:40}⟧',
+        '{"OPENWEATHER_API_KEY": "⟦{alnum:40}⟧"}',
+        "curl -H 'X-API-Key: ⟦{alnum:40}⟧' https://api.example.com",
+        'Ocp-Apim-Subscription-Key: ⟦{alnum:40}⟧',
+        'oauth:\n  client_secret: ⟦{alnum:40}⟧\n',
+        "SECRET_KEY = '⟦{alnum:40}⟧'",
+        '2026-01-01T00:00:00Z DEBUG auth configured refresh_token=⟦{alnum:40}⟧',
+        '//registry.npmjs.org/:_authToken=⟦{alnum:40}⟧',
+        '- Acme token: `⟦{alnum:40}⟧`',)),
     Reader("service-name-context", "secret"),
     Reader("token-second-half", "secret"),
 )
@@ -264,11 +422,37 @@ TOKEN_RULES: tuple[Rule, ...] = (
 # --------------------------------------------------------------------------------------------
 LABEL_RULES: tuple[Rule, ...] = (
     Reader("label-assignment", "label", examples=(
+        '"Default": "Server=tcp:sql.example.net,1433;User ID=app;Password=⟦{alnum:8}=x^{alnum:6}⟧;Encrypt=True;"',
+        'jdbc:postgresql://db:5432/app?user=kari&password=⟦{alnum:18}⟧&ssl=true',
+        'psql "host=db port=5432 dbname=app user=app password=⟦{alnum:18}⟧ sslmode=require"',
+        'DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=⟦{b64:86}==⟧;EndpointSuffix=core.windows.net',
+        '{"auths": {"registry.example.com": {"auth": "⟦cm9ib3Q6AWFsbnVtOjIwAg==⟧"}}}',
+        'DB_PASSWORD=⟦{alnum:8}#{alnum:5}⟧',
+        "export REDIS_PASSWORD='⟦{alnum:8}#{alnum:5}⟧'",
+        'database:\n  password: "⟦{alnum:8}#{alnum:5}⟧"\n',
+        '{"password": "⟦{alnum:8}#{alnum:5}⟧", "user": "app"}',
+        '[db]\npassword = ⟦{alnum:8}#{alnum:5}⟧\n',
+        '[db]\npassword = "⟦{alnum:8}#{alnum:5}⟧"\n',
+        'spring.datasource.password=⟦{alnum:8}#{alnum:5}⟧',
+        "DATABASES = {'default': {'PASSWORD': '⟦{alnum:8}#{alnum:5}⟧'}}",
+        "'password' => '⟦{alnum:8}#{alnum:5}⟧',",
+        'network={\n    ssid="home"\n    psk="⟦{alnum:8}#{alnum:5}⟧"\n}',
+        'environment:\n  POSTGRES_PASSWORD: ⟦{alnum:8}#{alnum:5}⟧\n',
+        'ansible-playbook site.yml --extra-vars "ansible_become_pass=⟦{alnum:8}#{alnum:5}⟧"',
+        'https://api.example.org/weather?q=Oslo&appid=⟦{alnum:40}⟧',
+        'GET https://maps.example.com/geo?address=x&api_key=⟦{alnum:40}⟧&format=json',
+        '[Interface]\nPrivateKey = ⟦{b64:43}=⟧\nAddress = 10.0.0.2/32',
+        'APP_KEY=base64:⟦{b64:43}=⟧',
+        "wget --user=root --password='⟦{alnum:12}!⟧' https://files.example.org/x.csv",
+        "PGPASSWORD='⟦{alnum:12}!⟧' psql -h db -U app -c 'select 1'",
+        'openssl pkcs12 -export -in c.pem -inkey k.pem -out b.p12 -passout pass:⟦{alnum:12}!⟧',
+        'Benutzer: etl_user, Kennwort: ⟦Sommer2022!⟧',
         "password = '⟦{alnum:12}⟧'", "secret: ⟦hardcoded0⟧", "DB_PASSWORD=⟦{alnum:10}!⟧", "api_key => \"⟦{alnum:6}#{alnum:5}⟧\"",
         "TWITTERCONSUMERKEY=⟦{alnum:8}${alnum:8}⟧", "wget --http-password=⟦{alnum:12}⟧ https://host/f"),
         counter=('password: "{{ db_password }}"', "password = os.environ['DB_PASSWORD']", "password: str = None",
                  "--password=PASS\u2010\n   WORD | --prompt-for-password", "token: YOUR_TOKEN_HERE")),
-    Reader("label-element", "label", examples=("<password>⟦{alnum:12}⟧</password>",),
+    Reader("label-element", "label", examples=(
+        '<config><password>⟦{alnum:8}#{alnum:5}⟧</password></config>',"<password>⟦{alnum:12}⟧</password>",),
            counter=("Use the <password> element to set it.",)),
     Reader("label-element-pair", "label", examples=(
         "<key>Password</key>\n<string>⟦{alnum:12}⟧</string>",
@@ -277,17 +461,44 @@ LABEL_RULES: tuple[Rule, ...] = (
     Reader("label-list-item", "label", examples=(
         "passwords:\n  - ⟦{alnum:12}⟧\n  - ⟦{alnum:10}⟧\n", '{"api_tokens": ["⟦{alnum:24}⟧", "⟦{alnum:24}⟧"]}'),
         counter=("keyVaultSecrets: cmp2-qat-1208358310", "passwords:\n  - ${PW_ONE}\n")),
-    Reader("label-attribute", "label"),
-    Reader("label-call", "label"),
-    Reader("label-name-value", "label"),
-    Reader("label-flag", "label"),
+    Reader("label-attribute", "label",
+        examples=(
+        '<add key="ClearTextPassword" value="⟦{alnum:8}#{alnum:5}⟧" />',)),
+    Reader("label-call", "label",
+        examples=(
+        "define('DB_PASSWORD', '⟦{alnum:8}#{alnum:5}⟧');",)),
+    Reader("label-name-value", "label",
+        examples=(
+        'env:\n  - name: DB_PASSWORD\n    value: ⟦{alnum:8}#{alnum:5}⟧\n',
+        '{"key": "token", "value": "⟦{alnum:8}#{alnum:5}⟧", "type": "string"}',)),
+    Reader("label-flag", "label",
+        examples=(
+        'machine api.example.com login app password ⟦{alnum:8}#{alnum:5}⟧',
+        'bind 127.0.0.1\nrequirepass ⟦{alnum:8}#{alnum:5}⟧\n',
+        'some-tool --password ⟦{alnum:12}!⟧ --verbose',
+        "keytool -importcert -keystore t.jks -storepass '⟦{alnum:12}!⟧' -file ca.crt",
+        '- VPN: user admin, pass ⟦Sommer2022!⟧',)),
     Reader("label-below", "label"),
     Reader("label-compared", "label"),
     Reader("label-unpacked", "label", examples=(
         'user, password = "admin", "⟦{alnum:12}⟧"', "my ($user, $pass) = ('admin', '⟦{alnum:10}!⟧');"),
         counter=("user, password = line.split(':')", "def login(user, password):")),
-    Reader("authorization-value", "bearer_token"),
-    Reader("prose-password", "password", examples=("the wifi password is ⟦Hytta-{digits:4}⟧ now",),
+    Reader("authorization-value", "bearer_token",
+        examples=(
+        'Authorization: SSWS ⟦00{url:40}⟧',)),
+    Reader("prose-password", "password", examples=(
+        'the wifi password is ⟦Sommer2022!⟧',
+        'New hire: temp password for Okta is ⟦Sommer2022!⟧ - change it on first login.',
+        "I set the BIOS password to ⟦Sommer2022!⟧, don't forget it",
+        'Passordet til wifi er ⟦Sommer2022!⟧',
+        'pw til NAS-en: ⟦Sommer2022!⟧',
+        'Das WLAN-Passwort lautet ⟦Sommer2022!⟧',
+        'Le mot de passe du routeur est ⟦Sommer2022!⟧',
+        'La contraseña del wifi es ⟦Sommer2022!⟧',
+        'Lösenordet till wifi är ⟦Sommer2022!⟧',
+        'Adgangskoden til routeren er ⟦Sommer2022!⟧',
+        'Het wachtwoord voor de wifi is ⟦Sommer2022!⟧',
+        'The vault passphrase is ⟦meadow-pickle-biscuit-horse-90⟧',"the wifi password is ⟦Hytta-{digits:4}⟧ now",),
            counter=("asking the user for passwords using plymouth(8), wall(1)",)),
 )
 
@@ -295,20 +506,39 @@ LABEL_RULES: tuple[Rule, ...] = (
 # What runs after the token scan and the labels, in this order, each when its keywords allow
 # --------------------------------------------------------------------------------------------
 DETECTORS: tuple[Rule, ...] = (
-    Reader("login-pair", "password", keywords=(" / ",)),
+    Reader("login-pair", "password", keywords=(" / ",),
+        examples=(
+        'login for the NAS: admin / ⟦Sommer2022!⟧',
+        '- Wifi: Hytta-5G / ⟦Sommer2022!⟧',)),
     Reader("app-password", "password", keywords=(("app", "pass"),)),
     Reader("table-column", "label", keywords=("-|", "- |", ":|")),
     Reader("csv-column", "label", keywords=((",", "pass"),)),
-    Reader("auth-header", "bearer_token", keywords=("bearer", "basic")),
-    Reader("url-credentials", "url_credentials", keywords=(("@", "://"),)),
-    Reader("oracle-connect", "connection_string", keywords=(("@", "sqlplus"), ("@", "jdbc:oracle"))),
+    Reader("auth-header", "bearer_token", keywords=("bearer", "basic"),
+        examples=(
+        'curl -H "Authorization: Bearer ⟦{url:40}⟧" https://api.example.com/v1/me',
+        'headers: { Authorization: `Bearer ⟦{url:40}⟧` },',
+        'Authorization: Basic ⟦ZGVwbG95OgFwd3N5bToxNAI=⟧\nAccept: */*',
+        "headers = {'Authorization': 'Basic ⟦ZGVwbG95OgFwd3N5bToxNAI=⟧'}",)),
+    Reader("url-credentials", "url_credentials", keywords=(("@", "://"),),
+        examples=(
+        'git clone https://deploy:⟦{alnum:10}%40{alnum:4}⟧@git.example.com/team/repo.git',)),
+    Reader("oracle-connect", "connection_string", keywords=(("@", "sqlplus"), ("@", "jdbc:oracle")),
+        examples=(
+        'jdbc:oracle:thin:scott/⟦{alnum:18}⟧@db.example.com:1521/ORCL',)),
     Reader("cli-password", "cli_password", keywords=(" -", "net use", ("|", "echo"))),
-    Reader("session-cookie", "session_cookie", keywords=("cookie", " -b ")),
+    Reader("session-cookie", "session_cookie", keywords=("cookie", " -b "),
+        examples=(
+        'Cookie: lang=en; sessionid=⟦{alnum:32}⟧; csrftoken=abc',
+        'Set-Cookie: connect.sid=⟦{alnum:32}⟧; Path=/; HttpOnly',)),
     Reader("bundler-credentials", "password", keywords=("bundle_",)),
     Pattern("pgpass", "password", keywords=("pgpass", ":5432:", ":*:"),
             pattern=r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]+)[ \t]*\r?$",
-            group=1, validators=("cli_value",)),
-    Reader("k8s-secret", "k8s_secret", keywords=(("kind", "secret"),)),
+            group=1, validators=("cli_value",),
+        examples=(
+        '# ~/.pgpass\ndb.example.com:5432:shop:app:⟦{alnum:8}#{alnum:5}⟧\n',)),
+    Reader("k8s-secret", "k8s_secret", keywords=(("kind", "secret"),),
+        examples=(
+        'apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  DB_PASS: ⟦AWFsbnVtOjE2Ag==⟧\n  DATABASE_URL: ⟦cG9zdGdyZXM6Ly9hcHA6AWFsbnVtOjEyAkBkYi9hcHA=⟧\n',)),
     # a password's hash beside its user, one a line: .htpasswd, /etc/shadow (a hash is cracked offline)
     Pattern("password-hash", "password_hash",
             examples=("alice:⟦$apr1${lower:8}${b64x:22}⟧\nbob:⟦{SHA}{b64:27}=⟧",
@@ -362,25 +592,80 @@ DETECTORS: tuple[Rule, ...] = (
 # Rules inside the readers above, named so that --explain can say which one redacted a value
 # --------------------------------------------------------------------------------------------
 READER_RULES: tuple[Rule, ...] = (
-    Reader("connection-string", "connection_string"),
+    Reader("connection-string", "connection_string",
+        examples=(
+        'DATABASE_URL=postgres://app:⟦{alnum:10}%40{alnum:4}⟧@db.internal:5432/shop',
+        'const uri = "mongodb+srv://root:⟦{alnum:10}%40{alnum:4}⟧@cluster0.abcde.mongodb.net/shop";',
+        'CELERY_BROKER_URL=redis://default:⟦{alnum:10}%40{alnum:4}⟧@redis.local:6379/0',)),
     Reader("github-oauth-user", "url_credentials"),
-    Reader("cli-p-flag", "cli_password"),
+    Reader("cli-p-flag", "cli_password",
+        examples=(
+        "mysql -uroot -p'⟦{alnum:12}!⟧' shop < dump.sql",
+        'mysql -u root -p⟦{alnum:12}!⟧ -h db analytics',
+        "sshpass -p '⟦{alnum:12}!⟧' ssh deploy@10.0.0.1 uptime",
+        'docker login -u robot -p ⟦{alnum:12}!⟧ registry.example.com',
+        'az login --service-principal -u 1b2c -p ⟦{alnum:12}!⟧ --tenant 3d4e',)),
     Reader("cli-user-password", "cli_password", examples=(
+        "curl -u admin:'⟦{alnum:12}!⟧' https://grafana.internal/api/health",
+        "smbclient //fs01/share -U app%'⟦{alnum:12}!⟧'",
         "curl -u admin:⟦{alnum:12}⟧ https://host", "curl --proxy-user bob:⟦{alnum:10}⟧ https://host"),
         counter=("cp -u -p would fail to preserve one hard link",)),
     Reader("cli-key-as-user", "cli_password"),
-    Reader("redis-cli-password", "cli_password"),
-    Reader("echo-to-password-reader", "cli_password"),
+    Reader("redis-cli-password", "cli_password",
+        examples=(
+        "redis-cli -h 10.0.0.5 -a '⟦{alnum:12}!⟧' INFO",)),
+    Reader("echo-to-password-reader", "cli_password",
+        examples=(
+        "echo '⟦{alnum:12}!⟧' | sudo -S apt-get update",)),
     Reader("ldap-bind-password", "cli_password"),
     Reader("powershell-securestring", "password"),
-    Reader("htpasswd-batch", "cli_password"),
-    Reader("net-user", "cli_password"),
-    Reader("net-use", "cli_password"),
+    Reader("htpasswd-batch", "cli_password",
+        examples=(
+        "htpasswd -b -c /etc/nginx/.htpasswd admin '⟦{alnum:12}!⟧'",)),
+    Reader("net-user", "cli_password",
+        examples=(
+        'net user svc_backup ⟦{alnum:12}!⟧ /add',)),
+    Reader("net-use", "cli_password",
+        examples=(
+        'net use Z: \\\\fs01\\share /user:CORP\\svc_backup ⟦{alnum:12}!⟧ /persistent:yes',)),
     Reader("k8s-secret-json", "k8s_secret"),
-    Reader("seed-phrase", "seed_phrase"),
-    Reader("recovery-codes", "recovery_code"),
-    Reader("pin", "pin"),
-    Reader("lock-code", "pin"),
+    Reader("seed-phrase", "seed_phrase",
+        examples=(
+        'seed phrase: ⟦{small:5} {small:7} {small:6} {small:6} {small:8} {small:8} {small:5} {small:8} {small:8} {small:8} {small:6} {small:5}⟧',
+        'Secret Recovery Phrase (MetaMask): ⟦{small:5} {small:7} {small:6} {small:6} {small:8} {small:8} {small:5} {small:8} {small:8} {small:8} {small:6} {small:5} {small:5} {small:5} {small:6} {small:6} {small:5} {small:7} {small:5} {small:8} {small:6} {small:7} {small:5} {small:6}⟧',
+        '## Ledger seed\n\n1. ⟦{small:5}⟧\n2. ⟦{small:7}⟧\n3. ⟦{small:6}⟧\n4. ⟦{small:6}⟧\n5. ⟦{small:8}⟧\n6. ⟦{small:8}⟧\n7. ⟦{small:5}⟧\n8. ⟦{small:8}⟧\n9. ⟦{small:8}⟧\n10. ⟦{small:8}⟧\n11. ⟦{small:6}⟧\n12. ⟦{small:5}⟧\n\nStored in the safe.',
+        '24 words seed phrase: 1 ⟦{small:5}⟧ 2 ⟦{small:7}⟧ 3 ⟦{small:6}⟧ 4 ⟦{small:6}⟧ 5 ⟦{small:8}⟧ 6 ⟦{small:8}⟧ 7 ⟦{small:5}⟧ 8 ⟦{small:8}⟧ 9 ⟦{small:8}⟧ 10 ⟦{small:8}⟧ 11 ⟦{small:6}⟧ 12 ⟦{small:5}⟧ 13 ⟦{small:5}⟧ 14 ⟦{small:5}⟧ 15 ⟦{small:6}⟧ 16 ⟦{small:6}⟧ 17 ⟦{small:5}⟧ 18 ⟦{small:7}⟧ 19 ⟦{small:5}⟧ 20 ⟦{small:8}⟧ 21 ⟦{small:6}⟧ 22 ⟦{small:7}⟧ 23 ⟦{small:5}⟧ 24 ⟦{small:6}⟧',
+        'Backup phrase:\n⟦{small:5}⟧ ⟦{small:7}⟧ ⟦{small:6}⟧ ⟦{small:6}⟧\n⟦{small:8}⟧ ⟦{small:8}⟧ ⟦{small:5}⟧ ⟦{small:8}⟧\n⟦{small:8}⟧ ⟦{small:8}⟧ ⟦{small:6}⟧ ⟦{small:5}⟧',
+        'SEED_PHRASE="⟦{small:5} {small:7} {small:6} {small:6} {small:8} {small:8} {small:5} {small:8} {small:8} {small:8} {small:6} {small:5}⟧"',
+        'Gjenopprettingsfrase: ⟦{small:5} {small:7} {small:6} {small:6} {small:8} {small:8} {small:5} {small:8} {small:8} {small:8} {small:6} {small:5}⟧',
+        'Wiederherstellungsphrase: ⟦{small:5} {small:7} {small:6} {small:6} {small:8} {small:8} {small:5} {small:8} {small:8} {small:8} {small:6} {small:5}⟧',)),
+    Reader("recovery-codes", "recovery_code",
+        examples=(
+        'backup codes: ⟦1270-3885⟧ ⟦1721-5071⟧ ⟦5487-8937⟧',
+        '2FA recovery codes\n- ⟦{lower:4}-{lower:4}⟧\n- ⟦{lower:4}-{lower:4}⟧\n',
+        'GitHub recovery codes (saved 2024-03-01):\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n\nnext',
+        'Google backup codes:\n⟦8763 4975⟧    ⟦8453 9436⟧\n⟦6820 6598⟧    ⟦8771 9218⟧',
+        'Backup-Codes:\n- [x] ⟦1270-3885⟧\n- [ ] ⟦1721-5071⟧',
+        'Wiederherstellungscodes:\n1. ⟦1270-3885⟧\n2. ⟦1721-5071⟧',)),
+    Reader("pin", "pin",
+        examples=(
+        'PIN for the card: ⟦4921⟧',
+        'bank pin ⟦4921⟧',
+        'SIM PIN: ⟦4921⟧',
+        'the PIN is ⟦4921⟧.',
+        'PIN ⟦4921⟧',
+        '**PIN:** ⟦4921⟧',
+        '{"pin": "⟦4921⟧"}',
+        'PIN-kode til kortet: ⟦4921⟧',)),
+    Reader("lock-code", "pin",
+        examples=(
+        'door code is ⟦55123⟧#',
+        'alarm code: ⟦55123⟧',
+        'gate code ⟦1987⟧',
+        'garage code: ⟦55123⟧',
+        'safe code is ⟦12-34-56⟧',
+        'Türcode ⟦55123⟧',
+        'building code: ⟦55123⟧',)),
     Reader("propagated", "secret"),
 )
 
