@@ -325,12 +325,25 @@ _EMPHASIS = lazy(r"\*{1,2}[A-Za-z][A-Za-z_-]*\*{1,2}")
 PLACEHOLDER: list[Filter] = []
 
 
-@named(PLACEHOLDER, "placeholder_word", releases=("password: changeme", "api_key: \"placeholder\""))
+@named(PLACEHOLDER, "placeholder_word", releases=(
+        'client_secret: REDACTED\n"apiKey": "your-api-key-here",',
+        'env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password',
+        "    def read(self, name, pwd=None):\n        return self.open(name, 'r', pwd)\n    def extract(self, member, path=None, pwd=None):\n",
+        "passphrase: 'sample',",
+        '| Service | User | Password |\n|---|---|---|\n| Mail | ola | see the vault |\n| NAS | admin | admin |\n',
+        'if password != "changeme":',
+        'if ("admin" == password) {',
+        'Network key: password',
+        'user, password = admin, Qx7vLp9w2',
+        'PyObject *key = NULL;\n__pyx_t_1 = __Pyx_PyObject_FastCall(f, __pyx_callargs+__pyx_t_4, 2);',"password: changeme", "api_key: \"placeholder\""))
 def _placeholder_word(v: str, lv: str) -> bool:
     return lv in PLACEHOLDER_WORDS
 
 
-@named(PLACEHOLDER, "escaped_placeholder")
+@named(PLACEHOLDER, "escaped_placeholder",
+    releases=(
+        '"password": "&lt;YOURPASSWORD&gt;"',
+        'passphrase: &#x3C;string>]}',))
 def _escaped_placeholder(v: str, lv: str) -> bool:
     return v[0] == "&" and _ESCAPED_PH.fullmatch(lv) is not None  # <YOUR_PASSWORD> written HTML-escaped
 
@@ -341,22 +354,44 @@ def _bracketed(v: str, lv: str) -> bool:
     return (f == "<" and l == ">") or (f == "[" and l == "]") or (f == "{" and l == "}") or (f == "%" and l == "%")
 
 
-@named(PLACEHOLDER, "placeholder_phrase")
+@named(PLACEHOLDER, "placeholder_phrase",
+    releases=(
+        'export GITHUB_TOKEN=YOUR_TOKEN_HERE',
+        'if key == "Enter":',))
 def _placeholder_phrase(v: str, lv: str) -> bool:
     return (lv.startswith(PLACEHOLDER_OPENINGS) and _PH_WORDY.fullmatch(lv) is not None) or lv.endswith(PLACEHOLDER_ENDINGS)
 
 
-@named(PLACEHOLDER, "repeated_characters")
+@named(PLACEHOLDER, "repeated_characters",
+    releases=(
+        'api_key: "xxxxxxxxxxxxxxxxxxxxxxxx"',
+        'password: ********',
+        'secret: xxxxxxxxxxxxxxxx',
+        'jdbc:sqlserver://localhost:1433;database=AdventureWorks;user=MyUserName@MyServer;password=*****;encrypt=true',))
 def _repeated(v: str, lv: str) -> bool:
     return v.strip(v[0] + v[-1]) == ""  # one or two repeated characters
 
 
-@named(PLACEHOLDER, "placeholder_inside")
+@named(PLACEHOLDER, "placeholder_inside",
+    releases=(
+        'ANTHROPIC_API_KEY=sk-ant-...',
+        'STRIPE_SECRET_KEY=sk_live_xxxxxxxxxxxxxxxxxxxxxxxx',
+        'GITHUB_TOKEN=ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX',
+        'my_password = "fakesecret"',
+        'cloud-iam-key:=afakekey',
+        'theapikey = @"somefakekey"',
+        'aws cognito-idp admin-set-user-password --username diego --password MyExamplePassword1!',
+        '            "DkimTokens": [\n                "EXAMPLEq76owjnks3lnluwg65scbemvhw",',
+        'token: "thisisnotarealtoken"',
+        'api_key = "ssk-ant-api04-NotARealKeyButLooksLikeOne"',
+        '$ cmd P --oracle-password=fakepassword --oracle-username=fakeuser --display-name=my-profile --oracle-hostname=35.188.150.50 --oracle-port=1521',))
 def _placeholder_inside(v: str, lv: str) -> bool:
     return len(lv) <= 120 and _PH_INNER_RE.search(lv) is not None
 
 
-@named(PLACEHOLDER, "marked_example")
+@named(PLACEHOLDER, "marked_example",
+    releases=(
+        '"SessionToken": "AQoEXAMPLEH4aoAH0gNCAPy{b64:200}"',))
 def _marked_example(v: str, lv: str) -> bool:
     # a manual's sample says so in capitals, however long: 'AQoEXAMPLEH4aoAH0gNCAP…' (seven given
     # letters never occur in a random key by chance)
@@ -371,7 +406,13 @@ def _constant_name(v: str, lv: str) -> bool:
     return v.isupper() and len(v) > 1 and (v.replace("_", "").isalpha() or _CONST_NAME.fullmatch(v) is not None)
 
 
-@named(PLACEHOLDER, "self_named")
+@named(PLACEHOLDER, "self_named",
+    releases=(
+        "const password = 'Password used to generate key';",
+        "passphrase: 'top secret',",
+        "libpub.unpublish('lodash', { token: 'i-am-a-token'})",
+        "    ACCESS_KEY = 'aws_access_key_id'\n    SECRET_KEY = 'aws_secret_access_key'",
+        'secret: my-k8s-secret-name',))
 def _self_named(v: str, lv: str) -> bool:
     # words naming what belongs there: 'Password used to generate key', 'i-am-a-token'
     return (" " in v or _NAME_SLUG.fullmatch(v) is not None) and _SELF_NAMED.search(lv) is not None
@@ -400,13 +441,29 @@ _FORMAT_SPEC = lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a-
 REFERENCE: list[Filter] = []
 
 
-@named(REFERENCE, "format_field")
+@named(REFERENCE, "format_field",
+    releases=(
+        "    out.write('username={0}\\n'.format(username))\n    out.write('password={0}\\n'.format(signature))",))
 def _format_field(v: str, lv: str, quoted: bool) -> bool:
     # a format's field, alone or before an escape: "'password={0}\\n'.format(signature)"
     return v[0] in "{%" and (fm := _FORMAT_SPEC.match(v)) is not None and _ALNUM_RUN.search(v, fm.end()) is None
 
 
-@named(REFERENCE, "template_or_variable", releases=('password: "{{ db_password }}"', "token=${GITHUB_TOKEN}"),
+@named(REFERENCE, "template_or_variable", releases=(
+        'DB_PASSWORD=${DB_PASSWORD}\nAPI_KEY=${API_KEY:?missing}',
+        'password: "{{ vault_db_password }}"\napi_token: "{{ lookup(\'env\', \'API_TOKEN\') }}"',
+        'export OPENAI_API_KEY=$(op read "op://Private/OpenAI/credential")',
+        'password = %(DB_PASS)s\ntoken = $TOKEN',
+        'USERNAME=donjuan\nPASSWORD=$($(dirname $0)/../bin/get-django-setting LOCAL_DATABASE_PASSWORD)',
+        'password=%DB_PASSWORD%',
+        'password=%env.DB_PASSWORD%',
+        'password = "%(password)s"',
+        'variable "db_password" {\n  default = "${var.vault_password}"\n}',
+        'pwd: {pw1, pw2}',
+        '  __pyx_v_bytes_key = ((PyObject*)__pyx_t_3);\n  __pyx_t_3 = 0;',
+        'region = re.sub(r".*Credential=[^/]+/[^/]+/([^/]+)/.*", r"\\1", auth)',
+        '    key = [[i.n(2).as_real_imag()[0] for i in r.as_real_imag()] for r in roots]',
+        "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\nU2FsdGVkX1/ota7yhCh/27/25KWzWX8zzaiVB+ns8pA=",'password: "{{ db_password }}"', "token=${GITHUB_TOKEN}"),
        keeps=("password: ⟦{x9Fq2LmZ7pQ⟧",))
 def _template(v: str, lv: str, quoted: bool):
     first = v[0]
@@ -426,18 +483,34 @@ def _template(v: str, lv: str, quoted: bool):
     return True
 
 
-@named(REFERENCE, "shell_splice")
+@named(REFERENCE, "shell_splice",
+    releases=(
+        '- echo \'export DATABASE_PASSWORD="\'$PRECOMPILE_PASSWORD\'"\' >> .env',))
 def _shell_splice(v: str, lv: str, quoted: bool) -> bool:
     return v[0] in "'\"" and v[1:2] in ("$", "%")  # "'$PRECOMPILE_PASSWORD'"
 
 
-@named(REFERENCE, "negation_or_tag")
+@named(REFERENCE, "negation_or_tag",
+    releases=(
+        '    const noCreds = !(creds.token || creds.username)',
+        'password: !secret db_password',
+        'password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6231',
+        'password: !env_var DB_PASS',))
 def _negation_or_tag(v: str, lv: str, quoted: bool) -> bool:
     # a negated expression: "!(creds.token || creds.username"; a YAML tag: "!secret db_pw"
     return v[0] == "!" and len(v) > 2 and (v[1] == "(" or _CODEISH.match(v, 1) is not None or _yaml_tag(v))
 
 
-@named(REFERENCE, "reference_prefix")
+@named(REFERENCE, "reference_prefix",
+    releases=(
+        'password = getpass.getpass("Password: ")',
+        'password = os.environ["DB_PASSWORD"]\nconn = psycopg.connect(host=HOST, user=USER, password=password)',
+        'token = request.headers.get("Authorization", "").removeprefix("Bearer ")',
+        'api_key = settings.OPENAI_API_KEY\nclient = OpenAI(api_key=api_key)',
+        'client_secret = os.getenv("CLIENT_SECRET")  # set in 1Password, never commit',
+        "        if self.credentials.token is not None:\n            fields['X-Amz-S3session-Token'] = self.credentials.token",
+        'DB_PASSWORD=op://Private/Postgres/password\nTOKEN=$GITHUB_TOKEN',
+        'password: ENC[AES256_GCM,data:p673w==,iv:YY=,aad:UQ=,tag:A=]',))
 def _reference_prefix(v: str, lv: str, quoted: bool) -> bool:
     return _REF_HINT.search(v, 0, 24) is not None and lv.startswith(REFERENCE_PREFIXES)
 
@@ -447,12 +520,33 @@ def _a_placeholder(v: str, lv: str, quoted: bool) -> str:
     return _placeholder(v, lv)
 
 
-@named(REFERENCE, "code_expression")
+@named(REFERENCE, "code_expression",
+    releases=(
+        'secret = client.get_secret_value(SecretId="prod/db")["SecretString"]',
+        '  else if (!strcmp(buf, "password"))\n   password = utf8_to_utf16_dup(value);',
+        '            pw = pw[:-1]',
+        '            password = auth[0]',
+        "            self.password = config['password']\n            self.realm = config['realm']",
+        '    password = models.CharField(max_length=128)',
+        'def f(\n    client_certificate_password: Callable[[], str] | None,\n    func: Callable[[Handler], None],\n) -> None: ...',
+        '_assertion_pass: Callable[[int, str, str], None] | None = None',
+        'new_user.password = params[:password]\ncreate_with(password: params[:password])',
+        '    Key: _win32typing.PyPROPERTYKEY, riid: _win32typing.PyIID, /',
+        '    pw = Piecewise((1, And(1 <= n, n <= nmax)), (0, True))',
+        'password = click.prompt("Password", hide_input=True)',
+        'class SHA224Password(Password):\n    hashfunc = hashlib.sha224\n\npassword = SHA224Password()',
+        "            username, password = ident.split(':', 1)\n        else:\n            password = ident",
+        'credentials = StaticCredentials(token="token123")\napi_key = "apikey1"',
+        'return sorted(have_required, key=usage_text.GetArgSortKey)[0]',
+        '    my $pwd  = CPAN::anycwd();\n    Pass *ResultPass = Resolver->getAnalysisIfAvailable(PI);',
+        '  MemDeallocPolicy MDP = MemDeallocPolicy::Standard;\n  _M_token = __it->second;',))
 def _code_expr(v: str, lv: str, quoted: bool) -> bool:
     return not quoted and ("(" in v or "[" in v or "." in v or ":" in v or ">" in v) and _CODEISH.match(v) is not None
 
 
-@named(REFERENCE, "variable_name", releases=("password = user_pw", "token = accessToken"))
+@named(REFERENCE, "variable_name", releases=(
+        '            self.username, self.password = credentials',
+        '      ctx->key = EC_KEY_new_by_curve_name (NID_X9_62_prime256v1);',"password = user_pw", "token = accessToken"))
 def _variable_name(v: str, lv: str, quoted: bool) -> bool:
     # bare identifiers: variables unless they look like a made-up word with digits
     if quoted or _IDENTIFIER.fullmatch(v) is None or _HAS_DIGIT.search(v) is not None or _random_letters(v):
@@ -467,23 +561,38 @@ def _type_name(v: str, lv: str, quoted: bool) -> bool:
     return v[0] in "OLDSUsibn" and _TYPEISH.match(v) is not None
 
 
-@named(REFERENCE, "secret_manager_version")
+@named(REFERENCE, "secret_manager_version",
+    releases=(
+        'gcloud run deploy api --set-secrets=DB_PASS=db-pass:latest',))
 def _manager_version(v: str, lv: str, quoted: bool) -> bool:
     return lv.endswith(":latest")  # a secret manager's entry and version: --set-secrets=DB_PASS=db-pass:latest
 
 
-@named(REFERENCE, "powershell_call")
+@named(REFERENCE, "powershell_call",
+    releases=(
+        '$pw = Read-Host -AsSecureString',))
 def _cmdlet(v: str, lv: str, quoted: bool) -> bool:
     return "-" in v and _CMDLET.match(v) is not None  # $pw = Read-Host -AsSecureString / ConvertTo-SecureString …
 
 
-@named(REFERENCE, "string_being_built")
+@named(REFERENCE, "string_being_built",
+    releases=(
+        'sb.append("MasterUserPassword: " + getMasterUserPassword() + ",");',
+        '"//localhost:1337/:_password = "+new Buffer("feast").toString("base64")',
+        'echo \'password = \'.$p[\'config\'][\'daemon_password\']."\\n";',
+        'usernameLabel:"Username or email:",passwordLabel:"Password:",rememberMeLabel:"Remember me:"',
+        'please add them to the "hosts:",\n        "passwd:" and "group:" lines of /etc/nsswitch.conf',
+        '        sig = "from %d to %d" % (atleast, len(args))',
+        '                        creds = " --username=" + auth',))
 def _string_gap(v: str, lv: str, quoted: bool) -> bool:
     # code between two strings ('"passwd:" and "group:"'), a piece of a string being built
     return quoted and (_STRING_GAP.match(v) is not None or v[0] in " \t" or _FORMAT_SPEC.search(v) is not None)
 
 
-@named(REFERENCE, "escape_or_selector")
+@named(REFERENCE, "escape_or_selector",
+    releases=(
+        '<?php\n  \\$user = \\$_POST[\\"username\\"];\n  \\$pwd = \\$_POST[\\"password\\"];\n?>',
+        'this.addPassword = "#add-password";',))
 def _escape_or_selector(v: str, lv: str, quoted: bool) -> bool:
     return v[0] in "\\#." and _ESCAPED_OR_SELECTOR.match(v) is not None
 
@@ -521,7 +630,18 @@ _CALL_VALUE = lazy(r"[a-z_][A-Za-z0-9_.]*\([^()]*\)")
 VALUE: list[Filter] = []
 
 
-@named(VALUE, "too_short")
+@named(VALUE, "too_short",
+    releases=(
+        'env:\n  GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}',
+        "            binary_stdout.write('password={0}'.format(signature))",
+        'ADO_PAT: ${{ secrets.ADO_PAT }}',
+        'password = {token1: x}',
+        'password: {{ vault_pw }}',
+        '**Token:** ${{ secrets.TOKEN }}',
+        '| Option | Secret |\n|---|---|\n| verbose | no |\n| password | yes |\n',
+        'if token == "EOF":',
+        'def generate_password_hash(\n    password: str, method: str = "scrypt", salt_length: int = 16\n) -> str:',
+        "env:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n  API_KEY: '{{ api_key }}'",))
 def _too_short(v, lv, cls, quoted) -> bool:
     return len(v) < 4
 
@@ -531,7 +651,9 @@ def _already_redacted(v, lv, cls, quoted) -> bool:
     return _MARK in v
 
 
-@named(VALUE, "roff_markup")
+@named(VALUE, "roff_markup",
+    releases=(
+        '\\-\\-page\\-size=3 \\-\\-page\\-token=\\-\\-token\\-format=full \\-\\-password=my\\-username',))
 def _roff_markup(v, lv, cls, quoted) -> bool:
     return "\\" in v and _ROFF.search(v) is not None  # a manual page's markup: "\\-\\-token\\-format=full"
 
@@ -541,12 +663,18 @@ def _a_reference(v, lv, cls, quoted) -> str:
     return first_release(REFERENCE, v, lv, quoted)
 
 
-@named(VALUE, "call_written_out")
+@named(VALUE, "call_written_out",
+    releases=(
+        'assert sig == "short_fun(a=1)"\ndef short_fun(a=1): pass',))
 def _call_written_out(v, lv, cls, quoted) -> bool:
     return v[-1] == ")" and _CALL_VALUE.fullmatch(v) is not None  # assert sig == "short_fun(a=1)"
 
 
-@named(VALUE, "path", releases=("secret: /etc/app/tls/server.pem",))
+@named(VALUE, "path", releases=(
+        'the secret: https://en.wikipedia.org/wiki/Diffie%E2%80%93Hellman_key_exchange',
+        "PWD: '/Users/maciej', HOME: '/Users/maciej', LOGNAME: 'maciej'",
+        '"Key": "a.txt",\n"Owner": {\n  "ID": "{hex:64}",\n  "DisplayName": "webfile"\n}',
+        'Authorization: AWS4-HMAC-SHA256 Credential=mock_access_key/20220524/us-east-1/cognito-idp/aws4_request, SignedHeaders=host',"secret: /etc/app/tls/server.pem",))
 def _path(v, lv, cls, quoted) -> bool:
     # a path: "/en/enterprise-server@3.0/auth"; a path of words:
     # "mock_access_key/20220524/us-east-1/cognito-idp/aws4_request"
@@ -559,7 +687,9 @@ def _url(v, lv, cls, quoted) -> bool:
     return "://" in v  # URLs are read by the URL rule
 
 
-@named(VALUE, "emphasis")
+@named(VALUE, "emphasis",
+    releases=(
+        'CHANGING USERID AND PASSWORD\t\t*netrw-chgup* *netrw-userpass*',))
 def _emphasis(v, lv, cls, quoted) -> bool:
     return v[0] == "*" and _EMPHASIS.fullmatch(v) is not None  # "PASSWORD  *netrw-passwd*"
 
@@ -569,12 +699,17 @@ def _file_name(v, lv, cls, quoted) -> bool:
     return "." in v and lv.rpartition(".")[2] in FILE_TYPES  # "my-dir/big-video-file.mp4"
 
 
-@named(VALUE, "default_password")
+@named(VALUE, "default_password",
+    releases=(
+        "user = User(username='scolvin', password='password1')",
+        "GOOGLE_OAUTH2_DEFAULT_FILE_PASSWORD = 'notasecret'",))
 def _default_password(v, lv, cls, quoted) -> bool:
     return lv in DEFAULT_PASSWORDS
 
 
-@named(VALUE, "sentence")
+@named(VALUE, "sentence",
+    releases=(
+        '"AllowCredentials": "Boolean indicating whether request is allowed to contain credentials."',))
 def _sentence(v, lv, cls, quoted) -> bool:
     # "Boolean indicating whether …": keys have no spaces, passphrases few
     return " " in v and (v.count(" ") >= (5 if cls == _PWD else 2) or ". " in v)
@@ -585,23 +720,33 @@ def _public_key(v, lv, cls, quoted) -> bool:
     return cls != _PWD and _public_der(v)  # "MFkwEwYHKoZIzj0CAQY…"
 
 
-@named(VALUE, "encoded_placeholder")
+@named(VALUE, "encoded_placeholder",
+    releases=(
+        "  auth: 'aXNhYWNzOm5vdCBteSByZWFsIHBhc3N3b3Jk',\n  password: 'bm90IG15IHJlYWwgcGFzc3dvcmQ=',",))
 def _encoded_placeholder(v, lv, cls, quoted) -> bool:
     # base64 of 'not my real password', of 'isaacs:<placeholder>', of a sentence, a ciphertext
     return _b64_placeholder(v) or (cls != _PWD and _encoded_text(v))
 
 
-@named(VALUE, "property_name")
+@named(VALUE, "property_name",
+    releases=(
+        '<entry key="jetbrains.mps.v8_elimination" value="executed" />',
+        "EMRFS_CSE_KMS_KEY_ID_KEY = 'fs.s3.cse.kms.keyId'",))
 def _property_name(v, lv, cls, quoted) -> bool:
     return cls != _PWD and _PROPERTY_NAME.fullmatch(v) is not None  # "fs.s3.cse.kms.keyId"
 
 
-@named(VALUE, "version")
+@named(VALUE, "version",
+    releases=(
+        '"lastModifiedSecret": 1596573346.171,',
+        "            'Test2::Event::Pass'    => '1.302103',\n            'Test2::Event::Plan'    => '1.302103',",))
 def _version(v, lv, cls, quoted) -> bool:
     return _VERSION.fullmatch(v) is not None  # 'Test2::Event::Pass' => '1.302103'
 
 
-@named(VALUE, "number")
+@named(VALUE, "number",
+    releases=(
+        'use constant ZIP_LOCAL_HDR_SIG                 => 0x04034b50;',))
 def _number(v, lv, cls, quoted) -> bool:
     # a number written in hex (ZIP_LOCAL_HDR_SIG => 0x04034b50), a time ("lastModifiedSecret": 1596573346.171)
     return cls != _PWD and (_SMALL_HEX.fullmatch(v) is not None or _DECIMAL.fullmatch(v) is not None)
@@ -632,7 +777,9 @@ def _short_token(v, lv, cls, quoted) -> bool:
     return cls == _SEC and len(v) < 8
 
 
-@named(VALUE, "word")
+@named(VALUE, "word",
+    releases=(
+        "await libpub.unpublish('lodash', { token: 'i-am-the-worst'})",))
 def _word_not_random(v, lv, cls, quoted) -> bool:
     # one case, no digit: a word or a slug ('i-am-the-worst'), not random letters
     if cls != _SEC:
@@ -646,13 +793,16 @@ def _short_without_digit(v, lv, cls, quoted) -> bool:
     return cls == _SEC and len(v) < 12 and _HAS_DIGIT.search(v) is None
 
 
-@named(VALUE, "words_apart")
+@named(VALUE, "words_apart",
+    releases=(
+        "      'opaquelocktoken': 'RFC 2518',",))
 def _words_apart(v, lv, cls, quoted) -> bool:
     # a token is one unbroken run: "RFC 2518" names a document
     return cls == _SEC and " " in v and max(map(len, v.split())) < 12
 
 
-@named(VALUE, "name_of_words", releases=("token: AgencyIdentificationCodeContentType",),
+@named(VALUE, "name_of_words", releases=(
+        'apiKey: "AIzaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"\ntoken = "xxxxxxxxxxxxxx.atlasv1.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',"token: AgencyIdentificationCodeContentType",),
        keeps=("secret: ⟦hardcoded0⟧", "client_secret = \"⟦SuperSecret2024⟧\""))
 def _name_of_words(v, lv, cls, quoted):
     if cls != _SEC:
@@ -662,7 +812,15 @@ def _name_of_words(v, lv, cls, quoted):
     return True if _wordy(v) >= 0.7 and (len(v) >= 24 or _HAS_DIGIT.search(v) is None) else KEEP
 
 
-@named(VALUE, "not_random")
+@named(VALUE, "not_random",
+    releases=(
+        '"key": "ctrl+shift+down",\n"command": "editor.action.copyLinesDownAction"',
+        '2026-04-14T21:04:45.019Z DEBUG cache: key=user:143989:profile hit=true ttl=573',
+        '<add key="ConnectionString_B2B" value="Server=db;Database=B2B;Integrated Security=True" />',
+        '| Key | Action |\n|---|---|\n| Ctrl+C | copy |\n',
+        'kind: Secret\nmetadata:\n  name: x\n---\nkind: ConfigMap\ndata:\n  key: secret/mysecret\n',
+        'aws s3api list-parts --bucket b --key multipart/01 --upload-id {alnum:70}\naws cognito-idp forgot-password --client-id {lower:26} --username jane',
+        '"S3Key": "867139942017-PHIDetection-{hex:32}"\n{"bucket": "b", "key": "{hex:8}-{hex:4}-4{hex:3}-a{hex:3}-{hex:12}"}\naws s3api put-object --bucket b --key my-dir/big-video-file.mp4',))
 def _weak_not_random(v, lv, cls, quoted) -> bool:
     # weak label ("key", "bucket_key"): only clearly random values, not names made of words
     # (a quoted UUID after a bare "key" is an object's or a record's id: '"bucket": "b", "key": "48c6…"';
