@@ -607,6 +607,9 @@ LABEL_RULES: tuple[Rule, ...] = (
         examples=(
         'env:\n  - name: DB_PASSWORD\n    value: ⟦{alnum:8}#{alnum:5}⟧\n',
         '{"key": "token", "value": "⟦{alnum:8}#{alnum:5}⟧", "type": "string"}',)),
+    Reader("label-directive", "label", examples=("ssl_password \"⟦{alnum:8}!{alnum:4}⟧\";",
+                                                  "private_key '⟦{alnum:20}⟧';"),
+           counter=('private_key "fake";', 'private_key "";')),
     Reader("label-flag", "label",
         examples=(
         'gh auth login --token ⟦{alnum:32}⟧',

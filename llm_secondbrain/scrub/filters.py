@@ -350,8 +350,11 @@ def _escaped_placeholder(v: str, lv: str) -> bool:
 
 @named(PLACEHOLDER, "bracketed_placeholder")
 def _bracketed(v: str, lv: str) -> bool:
+    # (words inside: '<YOUR_API_KEY>', '[REDACTED]', '{{ db_password }}', '%APPDATA%'; not a value that
+    # merely opens and closes with braces: '{{h}o)p${e]nob(ody[finds>-_$#thisone}}')
     f, l = v[0], v[-1]
-    return (f == "<" and l == ">") or (f == "[" and l == "]") or (f == "{" and l == "}") or (f == "%" and l == "%")
+    return ((f == "<" and l == ">") or (f == "[" and l == "]") or (f == "{" and l == "}") or (f == "%" and l == "%")) and (
+        _BRACKETED_WORDS.fullmatch(v.strip("<>[]{}%")) is not None)
 
 
 @named(PLACEHOLDER, "placeholder_phrase",
@@ -434,7 +437,7 @@ _NAME_SLUG = lazy(r"[a-z][a-z0-9]{0,11}(?:[-_][a-z][a-z0-9]{0,11})+")
 _CONST_NAME = lazy(r"[A-Z]{3}[A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
 _SELF_NAMED = lazy(r"(?<![a-z])(?:password|passphrase|passwort|pass|secret|token|api key|key)(?![a-z])")
 # a format string: "from %d to %d", "{}:{}", "Bearer {token}"
-_FORMAT_SPEC = lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a-z_]+\}|\$\{")
+_FORMAT_SPEC = lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a-z_]+\}|\$\{[\w.:-]*\}?(?![^\s}])")
 
 
 # ---- is it a reference, code or a placeholder, never a secret? ----------------------------------
@@ -476,6 +479,8 @@ def _template(v: str, lv: str, quoted: bool):
     nxt = v.lstrip("([")[:1] if first in "([" and v[1:2] in "([" else v[1:2]
     if first in "{([%<" and len(v) > 1 and not (nxt.isalpha() or nxt in "{%$_'\" " or (first == "[" and nxt == "^")) and not lv.startswith(("[redacted", "<%", "{%", "{{", "%(")):
         return KEEP
+    if v.startswith(("{{", "{%")) and _TEMPLATE.match(v) is None:
+        return KEEP  # a template's delimiters around what no template holds: "{{h}o)p${e]nob(…}}"
     if first == "{" and _OPEN_BRACE_WORD.fullmatch(v) and _HAS_DIGIT.search(v) is not None:
         return KEEP  # a field or a template closes its brace; "{x9Fq2LmZ7" never does
     if first == "%" and _PERCENT_REF.match(v) is None:
@@ -602,6 +607,8 @@ def _is_reference(v: str, quoted: bool) -> str:
     return first_release(REFERENCE, v, v.lower(), quoted)
 
 
+_TEMPLATE = lazy(r"\{\{[^{}]*(?:\}\}|$)|\{%[^{}%]*(?:%\}|$)")  # (closed, or cut where the value was trimmed)
+_BRACKETED_WORDS = lazy(r"[\w .:|/'\"*=!?&,-]*")
 _ALNUM_RUN = lazy(r"[A-Za-z0-9]{4}")
 _OPEN_BRACE_WORD = lazy(r"\{[A-Za-z0-9!@#$%^&*_+=.~-]{5,}")  # (no closing brace, no ':' or ',' of an object)
 _PERCENT_REF = lazy(r"%(?:[\w.-]+%|[({]|[sdrif](?!\w))")

@@ -391,6 +391,14 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
             pos = vf.end()
             sep = "="
             rule = "label-name-value"
+    if sep is None and text[pos:pos + 1] in (" ", "\t"):
+        # a directive: the label, blanks and a quoted literal ending the statement (nginx's and
+        # other configurations' 'ssl_password "…";', 'private_key '…';')
+        dm = _DIRECTIVE.match(text, pos)
+        if dm is not None:
+            pos = dm.end()
+            sep = "="
+            rule = "label-directive"
     if sep is None:
         if (flag or lident in SPACED_LABELS) and text[b - 1] != ".":
             # "--password X", netrc "password X" (not the end of a sentence: "… to pass.  X")
@@ -542,6 +550,7 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
 
 
 _SPACE = lazy(r"\s")
+_DIRECTIVE = lazy(r"""[ \t]+(?=(["'])[^"'\n]+\1[ \t]*;)""")
 _NEXT_ELEMENT = lazy(r"</[\w:.-]{1,60}>\s{0,200}<([\w:.-]{1,60})(?:\s[^<>]{0,200})?>([^<]*)</\1>")
 _LIST_ITEM = lazy(r"""\r?\n([ \t]*)-[ \t]+(?:(["'])([^"'\n]*)\2|([^\s"'#][^\n#]*?))[ \t]*(?=\r?\n|$|#)""")
 _ARRAY_ITEM = lazy(r"""\s*(["'])([^"'\n]*)\1\s*([,\]])""")
