@@ -326,24 +326,25 @@ PLACEHOLDER: list[Filter] = []
 
 
 @named(PLACEHOLDER, "placeholder_word", releases=(
-        'client_secret: REDACTED\n"apiKey": "your-api-key-here",',
-        'env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password',
-        "    def read(self, name, pwd=None):\n        return self.open(name, 'r', pwd)\n    def extract(self, member, path=None, pwd=None):\n",
-        "passphrase: 'sample',",
-        '| Service | User | Password |\n|---|---|---|\n| Mail | ola | see the vault |\n| NAS | admin | admin |\n',
-        'if password != "changeme":',
-        'if ("admin" == password) {',
-        'Network key: password',
-        'user, password = admin, Qx7vLp9w2',
-        'PyObject *key = NULL;\n__pyx_t_1 = __Pyx_PyObject_FastCall(f, __pyx_callargs+__pyx_t_4, 2);',"password: changeme", "api_key: \"placeholder\""))
+    'client_secret: REDACTED\n"apiKey": "your-api-key-here",',
+    'env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password',
+    "    def read(self, name, pwd=None):\n        return self.open(name, 'r', pwd)\n    def extract(self, member, path=None, pwd=None):\n",
+    "passphrase: 'sample',",
+    '| Service | User | Password |\n|---|---|---|\n| Mail | ola | see the vault |\n| NAS | admin | admin |\n',
+    'if password != "changeme":',
+    'if ("admin" == password) {',
+    'Network key: password',
+    'user, password = admin, Qx7vLp9w2',
+    'PyObject *key = NULL;\n__pyx_t_1 = __Pyx_PyObject_FastCall(f, __pyx_callargs+__pyx_t_4, 2);',
+    'password: changeme',
+    'api_key: "placeholder"',
+))
 def _placeholder_word(v: str, lv: str) -> bool:
     return lv in PLACEHOLDER_WORDS
 
 
 @named(PLACEHOLDER, "escaped_placeholder",
-    releases=(
-        '"password": "&lt;YOURPASSWORD&gt;"',
-        'passphrase: &#x3C;string>]}',))
+    releases=('"password": "&lt;YOURPASSWORD&gt;"', 'passphrase: &#x3C;string>]}'))
 def _escaped_placeholder(v: str, lv: str) -> bool:
     return v[0] == "&" and _ESCAPED_PH.fullmatch(lv) is not None  # <YOUR_PASSWORD> written HTML-escaped
 
@@ -358,9 +359,7 @@ def _bracketed(v: str, lv: str) -> bool:
 
 
 @named(PLACEHOLDER, "placeholder_phrase",
-    releases=(
-        'export GITHUB_TOKEN=YOUR_TOKEN_HERE',
-        'if key == "Enter":',))
+    releases=('export GITHUB_TOKEN=YOUR_TOKEN_HERE', 'if key == "Enter":'))
 def _placeholder_phrase(v: str, lv: str) -> bool:
     return (lv.startswith(PLACEHOLDER_OPENINGS) and _PH_WORDY.fullmatch(lv) is not None) or lv.endswith(PLACEHOLDER_ENDINGS)
 
@@ -370,7 +369,8 @@ def _placeholder_phrase(v: str, lv: str) -> bool:
         'api_key: "xxxxxxxxxxxxxxxxxxxxxxxx"',
         'password: ********',
         'secret: xxxxxxxxxxxxxxxx',
-        'jdbc:sqlserver://localhost:1433;database=AdventureWorks;user=MyUserName@MyServer;password=*****;encrypt=true',))
+        'jdbc:sqlserver://localhost:1433;database=AdventureWorks;user=MyUserName@MyServer;password=*****;encrypt=true',
+    ))
 def _repeated(v: str, lv: str) -> bool:
     return v.strip(v[0] + v[-1]) == ""  # one or two repeated characters
 
@@ -387,14 +387,14 @@ def _repeated(v: str, lv: str) -> bool:
         '            "DkimTokens": [\n                "EXAMPLEq76owjnks3lnluwg65scbemvhw",',
         'token: "thisisnotarealtoken"',
         'api_key = "ssk-ant-api04-NotARealKeyButLooksLikeOne"',
-        '$ cmd P --oracle-password=fakepassword --oracle-username=fakeuser --display-name=my-profile --oracle-hostname=35.188.150.50 --oracle-port=1521',))
+        '$ cmd P --oracle-password=fakepassword --oracle-username=fakeuser --display-name=my-profile --oracle-hostname=35.188.150.50 --oracle-port=1521',
+    ))
 def _placeholder_inside(v: str, lv: str) -> bool:
     return len(lv) <= 120 and _PH_INNER_RE.search(lv) is not None
 
 
 @named(PLACEHOLDER, "marked_example",
-    releases=(
-        '"SessionToken": "AQoEXAMPLEH4aoAH0gNCAPy{b64:200}"',))
+    releases=('"SessionToken": "AQoEXAMPLEH4aoAH0gNCAPy{b64:200}"',))
 def _marked_example(v: str, lv: str) -> bool:
     # a manual's sample says so in capitals, however long: 'AQoEXAMPLEH4aoAH0gNCAP…' (seven given
     # letters never occur in a random key by chance)
@@ -415,7 +415,8 @@ def _constant_name(v: str, lv: str) -> bool:
         "passphrase: 'top secret',",
         "libpub.unpublish('lodash', { token: 'i-am-a-token'})",
         "    ACCESS_KEY = 'aws_access_key_id'\n    SECRET_KEY = 'aws_secret_access_key'",
-        'secret: my-k8s-secret-name',))
+        'secret: my-k8s-secret-name',
+    ))
 def _self_named(v: str, lv: str) -> bool:
     # words naming what belongs there: 'Password used to generate key', 'i-am-a-token'
     return (" " in v or _NAME_SLUG.fullmatch(v) is not None) and _SELF_NAMED.search(lv) is not None
@@ -446,28 +447,32 @@ REFERENCE: list[Filter] = []
 
 @named(REFERENCE, "format_field",
     releases=(
-        "    out.write('username={0}\\n'.format(username))\n    out.write('password={0}\\n'.format(signature))",))
+        "    out.write('username={0}\\n'.format(username))\n    out.write('password={0}\\n'.format(signature))",
+    ))
 def _format_field(v: str, lv: str, quoted: bool) -> bool:
     # a format's field, alone or before an escape: "'password={0}\\n'.format(signature)"
     return v[0] in "{%" and (fm := _FORMAT_SPEC.match(v)) is not None and _ALNUM_RUN.search(v, fm.end()) is None
 
 
 @named(REFERENCE, "template_or_variable", releases=(
-        'DB_PASSWORD=${DB_PASSWORD}\nAPI_KEY=${API_KEY:?missing}',
-        'password: "{{ vault_db_password }}"\napi_token: "{{ lookup(\'env\', \'API_TOKEN\') }}"',
-        'export OPENAI_API_KEY=$(op read "op://Private/OpenAI/credential")',
-        'password = %(DB_PASS)s\ntoken = $TOKEN',
-        'USERNAME=donjuan\nPASSWORD=$($(dirname $0)/../bin/get-django-setting LOCAL_DATABASE_PASSWORD)',
-        'password=%DB_PASSWORD%',
-        'password=%env.DB_PASSWORD%',
-        'password = "%(password)s"',
-        'variable "db_password" {\n  default = "${var.vault_password}"\n}',
-        'pwd: {pw1, pw2}',
-        '  __pyx_v_bytes_key = ((PyObject*)__pyx_t_3);\n  __pyx_t_3 = 0;',
-        'region = re.sub(r".*Credential=[^/]+/[^/]+/([^/]+)/.*", r"\\1", auth)',
-        '    key = [[i.n(2).as_real_imag()[0] for i in r.as_real_imag()] for r in roots]',
-        "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\nU2FsdGVkX1/ota7yhCh/27/25KWzWX8zzaiVB+ns8pA=",'password: "{{ db_password }}"', "token=${GITHUB_TOKEN}"),
-       keeps=("password: ⟦{x9Fq2LmZ7pQ⟧",))
+    'DB_PASSWORD=${DB_PASSWORD}\nAPI_KEY=${API_KEY:?missing}',
+    'password: "{{ vault_db_password }}"\napi_token: "{{ lookup(\'env\', \'API_TOKEN\') }}"',
+    'export OPENAI_API_KEY=$(op read "op://Private/OpenAI/credential")',
+    'password = %(DB_PASS)s\ntoken = $TOKEN',
+    'USERNAME=donjuan\nPASSWORD=$($(dirname $0)/../bin/get-django-setting LOCAL_DATABASE_PASSWORD)',
+    'password=%DB_PASSWORD%',
+    'password=%env.DB_PASSWORD%',
+    'password = "%(password)s"',
+    'variable "db_password" {\n  default = "${var.vault_password}"\n}',
+    'pwd: {pw1, pw2}',
+    '  __pyx_v_bytes_key = ((PyObject*)__pyx_t_3);\n  __pyx_t_3 = 0;',
+    'region = re.sub(r".*Credential=[^/]+/[^/]+/([^/]+)/.*", r"\\1", auth)',
+    '    key = [[i.n(2).as_real_imag()[0] for i in r.as_real_imag()] for r in roots]',
+    "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\nU2FsdGVkX1/ota7yhCh/27/25KWzWX8zzaiVB+ns8pA=",
+    'password: "{{ db_password }}"',
+    'token=${GITHUB_TOKEN}',
+),
+       keeps=('password: ⟦{x9Fq2LmZ7pQ⟧',))
 def _template(v: str, lv: str, quoted: bool):
     first = v[0]
     if first not in _REF_FIRST:
@@ -489,8 +494,7 @@ def _template(v: str, lv: str, quoted: bool):
 
 
 @named(REFERENCE, "shell_splice",
-    releases=(
-        '- echo \'export DATABASE_PASSWORD="\'$PRECOMPILE_PASSWORD\'"\' >> .env',))
+    releases=('- echo \'export DATABASE_PASSWORD="\'$PRECOMPILE_PASSWORD\'"\' >> .env',))
 def _shell_splice(v: str, lv: str, quoted: bool) -> bool:
     return v[0] in "'\"" and v[1:2] in ("$", "%")  # "'$PRECOMPILE_PASSWORD'"
 
@@ -500,7 +504,8 @@ def _shell_splice(v: str, lv: str, quoted: bool) -> bool:
         '    const noCreds = !(creds.token || creds.username)',
         'password: !secret db_password',
         'password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6231',
-        'password: !env_var DB_PASS',))
+        'password: !env_var DB_PASS',
+    ))
 def _negation_or_tag(v: str, lv: str, quoted: bool) -> bool:
     # a negated expression: "!(creds.token || creds.username"; a YAML tag: "!secret db_pw"
     return v[0] == "!" and len(v) > 2 and (v[1] == "(" or _CODEISH.match(v, 1) is not None or _yaml_tag(v))
@@ -515,7 +520,8 @@ def _negation_or_tag(v: str, lv: str, quoted: bool) -> bool:
         'client_secret = os.getenv("CLIENT_SECRET")  # set in 1Password, never commit',
         "        if self.credentials.token is not None:\n            fields['X-Amz-S3session-Token'] = self.credentials.token",
         'DB_PASSWORD=op://Private/Postgres/password\nTOKEN=$GITHUB_TOKEN',
-        'password: ENC[AES256_GCM,data:p673w==,iv:YY=,aad:UQ=,tag:A=]',))
+        'password: ENC[AES256_GCM,data:p673w==,iv:YY=,aad:UQ=,tag:A=]',
+    ))
 def _reference_prefix(v: str, lv: str, quoted: bool) -> bool:
     return _REF_HINT.search(v, 0, 24) is not None and lv.startswith(REFERENCE_PREFIXES)
 
@@ -544,14 +550,18 @@ def _a_placeholder(v: str, lv: str, quoted: bool) -> str:
         'credentials = StaticCredentials(token="token123")\napi_key = "apikey1"',
         'return sorted(have_required, key=usage_text.GetArgSortKey)[0]',
         '    my $pwd  = CPAN::anycwd();\n    Pass *ResultPass = Resolver->getAnalysisIfAvailable(PI);',
-        '  MemDeallocPolicy MDP = MemDeallocPolicy::Standard;\n  _M_token = __it->second;',))
+        '  MemDeallocPolicy MDP = MemDeallocPolicy::Standard;\n  _M_token = __it->second;',
+    ))
 def _code_expr(v: str, lv: str, quoted: bool) -> bool:
     return not quoted and ("(" in v or "[" in v or "." in v or ":" in v or ">" in v) and _CODEISH.match(v) is not None
 
 
 @named(REFERENCE, "variable_name", releases=(
-        '            self.username, self.password = credentials',
-        '      ctx->key = EC_KEY_new_by_curve_name (NID_X9_62_prime256v1);',"password = user_pw", "token = accessToken"))
+    '            self.username, self.password = credentials',
+    '      ctx->key = EC_KEY_new_by_curve_name (NID_X9_62_prime256v1);',
+    'password = user_pw',
+    'token = accessToken',
+))
 def _variable_name(v: str, lv: str, quoted: bool) -> bool:
     # bare identifiers: variables unless they look like a made-up word with digits
     if quoted or _IDENTIFIER.fullmatch(v) is None or _HAS_DIGIT.search(v) is not None or _random_letters(v):
@@ -567,15 +577,13 @@ def _type_name(v: str, lv: str, quoted: bool) -> bool:
 
 
 @named(REFERENCE, "secret_manager_version",
-    releases=(
-        'gcloud run deploy api --set-secrets=DB_PASS=db-pass:latest',))
+    releases=('gcloud run deploy api --set-secrets=DB_PASS=db-pass:latest',))
 def _manager_version(v: str, lv: str, quoted: bool) -> bool:
     return lv.endswith(":latest")  # a secret manager's entry and version: --set-secrets=DB_PASS=db-pass:latest
 
 
 @named(REFERENCE, "powershell_call",
-    releases=(
-        '$pw = Read-Host -AsSecureString',))
+    releases=('$pw = Read-Host -AsSecureString',))
 def _cmdlet(v: str, lv: str, quoted: bool) -> bool:
     return "-" in v and _CMDLET.match(v) is not None  # $pw = Read-Host -AsSecureString / ConvertTo-SecureString …
 
@@ -588,7 +596,8 @@ def _cmdlet(v: str, lv: str, quoted: bool) -> bool:
         'usernameLabel:"Username or email:",passwordLabel:"Password:",rememberMeLabel:"Remember me:"',
         'please add them to the "hosts:",\n        "passwd:" and "group:" lines of /etc/nsswitch.conf',
         '        sig = "from %d to %d" % (atleast, len(args))',
-        '                        creds = " --username=" + auth',))
+        '                        creds = " --username=" + auth',
+    ))
 def _string_gap(v: str, lv: str, quoted: bool) -> bool:
     # code between two strings ('"passwd:" and "group:"'), a piece of a string being built
     return quoted and (_STRING_GAP.match(v) is not None or v[0] in " \t" or _FORMAT_SPEC.search(v) is not None)
@@ -597,7 +606,8 @@ def _string_gap(v: str, lv: str, quoted: bool) -> bool:
 @named(REFERENCE, "escape_or_selector",
     releases=(
         '<?php\n  \\$user = \\$_POST[\\"username\\"];\n  \\$pwd = \\$_POST[\\"password\\"];\n?>',
-        'this.addPassword = "#add-password";',))
+        'this.addPassword = "#add-password";',
+    ))
 def _escape_or_selector(v: str, lv: str, quoted: bool) -> bool:
     return v[0] in "\\#." and _ESCAPED_OR_SELECTOR.match(v) is not None
 
@@ -648,7 +658,8 @@ VALUE: list[Filter] = []
         '| Option | Secret |\n|---|---|\n| verbose | no |\n| password | yes |\n',
         'if token == "EOF":',
         'def generate_password_hash(\n    password: str, method: str = "scrypt", salt_length: int = 16\n) -> str:',
-        "env:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n  API_KEY: '{{ api_key }}'",))
+        "env:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n  API_KEY: '{{ api_key }}'",
+    ))
 def _too_short(v, lv, cls, quoted) -> bool:
     return len(v) < 4
 
@@ -660,7 +671,8 @@ def _already_redacted(v, lv, cls, quoted) -> bool:
 
 @named(VALUE, "roff_markup",
     releases=(
-        '\\-\\-page\\-size=3 \\-\\-page\\-token=\\-\\-token\\-format=full \\-\\-password=my\\-username',))
+        '\\-\\-page\\-size=3 \\-\\-page\\-token=\\-\\-token\\-format=full \\-\\-password=my\\-username',
+    ))
 def _roff_markup(v, lv, cls, quoted) -> bool:
     return "\\" in v and _ROFF.search(v) is not None  # a manual page's markup: "\\-\\-token\\-format=full"
 
@@ -671,17 +683,18 @@ def _a_reference(v, lv, cls, quoted) -> str:
 
 
 @named(VALUE, "call_written_out",
-    releases=(
-        'assert sig == "short_fun(a=1)"\ndef short_fun(a=1): pass',))
+    releases=('assert sig == "short_fun(a=1)"\ndef short_fun(a=1): pass',))
 def _call_written_out(v, lv, cls, quoted) -> bool:
     return v[-1] == ")" and _CALL_VALUE.fullmatch(v) is not None  # assert sig == "short_fun(a=1)"
 
 
 @named(VALUE, "path", releases=(
-        'the secret: https://en.wikipedia.org/wiki/Diffie%E2%80%93Hellman_key_exchange',
-        "PWD: '/Users/maciej', HOME: '/Users/maciej', LOGNAME: 'maciej'",
-        '"Key": "a.txt",\n"Owner": {\n  "ID": "{hex:64}",\n  "DisplayName": "webfile"\n}',
-        'Authorization: AWS4-HMAC-SHA256 Credential=mock_access_key/20220524/us-east-1/cognito-idp/aws4_request, SignedHeaders=host',"secret: /etc/app/tls/server.pem",))
+    'the secret: https://en.wikipedia.org/wiki/Diffie%E2%80%93Hellman_key_exchange',
+    "PWD: '/Users/maciej', HOME: '/Users/maciej', LOGNAME: 'maciej'",
+    '"Key": "a.txt",\n"Owner": {\n  "ID": "{hex:64}",\n  "DisplayName": "webfile"\n}',
+    'Authorization: AWS4-HMAC-SHA256 Credential=mock_access_key/20220524/us-east-1/cognito-idp/aws4_request, SignedHeaders=host',
+    'secret: /etc/app/tls/server.pem',
+))
 def _path(v, lv, cls, quoted) -> bool:
     # a path: "/en/enterprise-server@3.0/auth"; a path of words:
     # "mock_access_key/20220524/us-east-1/cognito-idp/aws4_request"
@@ -689,14 +702,15 @@ def _path(v, lv, cls, quoted) -> bool:
             or (v.count("/") >= 2 and _wordy(v) >= 0.4))
 
 
-@named(VALUE, "url", releases=("secret: https://vault.acme.io:8200/v1/kv/app",))
+@named(VALUE, "url", releases=(
+    'secret: https://vault.acme.io:8200/v1/kv/app',
+))
 def _url(v, lv, cls, quoted) -> bool:
     return "://" in v  # URLs are read by the URL rule
 
 
 @named(VALUE, "emphasis",
-    releases=(
-        'CHANGING USERID AND PASSWORD\t\t*netrw-chgup* *netrw-userpass*',))
+    releases=('CHANGING USERID AND PASSWORD\t\t*netrw-chgup* *netrw-userpass*',))
 def _emphasis(v, lv, cls, quoted) -> bool:
     return v[0] == "*" and _EMPHASIS.fullmatch(v) is not None  # "PASSWORD  *netrw-passwd*"
 
@@ -709,14 +723,16 @@ def _file_name(v, lv, cls, quoted) -> bool:
 @named(VALUE, "default_password",
     releases=(
         "user = User(username='scolvin', password='password1')",
-        "GOOGLE_OAUTH2_DEFAULT_FILE_PASSWORD = 'notasecret'",))
+        "GOOGLE_OAUTH2_DEFAULT_FILE_PASSWORD = 'notasecret'",
+    ))
 def _default_password(v, lv, cls, quoted) -> bool:
     return lv in DEFAULT_PASSWORDS
 
 
 @named(VALUE, "sentence",
     releases=(
-        '"AllowCredentials": "Boolean indicating whether request is allowed to contain credentials."',))
+        '"AllowCredentials": "Boolean indicating whether request is allowed to contain credentials."',
+    ))
 def _sentence(v, lv, cls, quoted) -> bool:
     # "Boolean indicating whether …": keys have no spaces, passphrases few
     return " " in v and (v.count(" ") >= (5 if cls == _PWD else 2) or ". " in v)
@@ -729,7 +745,8 @@ def _public_key(v, lv, cls, quoted) -> bool:
 
 @named(VALUE, "encoded_placeholder",
     releases=(
-        "  auth: 'aXNhYWNzOm5vdCBteSByZWFsIHBhc3N3b3Jk',\n  password: 'bm90IG15IHJlYWwgcGFzc3dvcmQ=',",))
+        "  auth: 'aXNhYWNzOm5vdCBteSByZWFsIHBhc3N3b3Jk',\n  password: 'bm90IG15IHJlYWwgcGFzc3dvcmQ=',",
+    ))
 def _encoded_placeholder(v, lv, cls, quoted) -> bool:
     # base64 of 'not my real password', of 'isaacs:<placeholder>', of a sentence, a ciphertext
     return _b64_placeholder(v) or (cls != _PWD and _encoded_text(v))
@@ -738,7 +755,8 @@ def _encoded_placeholder(v, lv, cls, quoted) -> bool:
 @named(VALUE, "property_name",
     releases=(
         '<entry key="jetbrains.mps.v8_elimination" value="executed" />',
-        "EMRFS_CSE_KMS_KEY_ID_KEY = 'fs.s3.cse.kms.keyId'",))
+        "EMRFS_CSE_KMS_KEY_ID_KEY = 'fs.s3.cse.kms.keyId'",
+    ))
 def _property_name(v, lv, cls, quoted) -> bool:
     return cls != _PWD and _PROPERTY_NAME.fullmatch(v) is not None  # "fs.s3.cse.kms.keyId"
 
@@ -746,14 +764,14 @@ def _property_name(v, lv, cls, quoted) -> bool:
 @named(VALUE, "version",
     releases=(
         '"lastModifiedSecret": 1596573346.171,',
-        "            'Test2::Event::Pass'    => '1.302103',\n            'Test2::Event::Plan'    => '1.302103',",))
+        "            'Test2::Event::Pass'    => '1.302103',\n            'Test2::Event::Plan'    => '1.302103',",
+    ))
 def _version(v, lv, cls, quoted) -> bool:
     return _VERSION.fullmatch(v) is not None  # 'Test2::Event::Pass' => '1.302103'
 
 
 @named(VALUE, "number",
-    releases=(
-        'use constant ZIP_LOCAL_HDR_SIG                 => 0x04034b50;',))
+    releases=('use constant ZIP_LOCAL_HDR_SIG                 => 0x04034b50;',))
 def _number(v, lv, cls, quoted) -> bool:
     # a number written in hex (ZIP_LOCAL_HDR_SIG => 0x04034b50), a time ("lastModifiedSecret": 1596573346.171)
     return cls != _PWD and (_SMALL_HEX.fullmatch(v) is not None or _DECIMAL.fullmatch(v) is not None)
@@ -772,7 +790,11 @@ def _short_number(v, lv, cls, quoted):
     return KEEP if (cls == _PWD and len(v) >= 6) or (cls == _SEC and len(v) >= 16) else True
 
 
-@named(VALUE, "short_password", releases=("password: abc1",), keeps=("password: ⟦abc12⟧",))
+@named(VALUE, "short_password", releases=(
+    'password: abc1',
+), keeps=(
+    'password: ⟦abc12⟧',
+))
 def _short_password(v, lv, cls, quoted):
     if cls != _PWD:
         return False
@@ -785,8 +807,7 @@ def _short_token(v, lv, cls, quoted) -> bool:
 
 
 @named(VALUE, "word",
-    releases=(
-        "await libpub.unpublish('lodash', { token: 'i-am-the-worst'})",))
+    releases=("await libpub.unpublish('lodash', { token: 'i-am-the-worst'})",))
 def _word_not_random(v, lv, cls, quoted) -> bool:
     # one case, no digit: a word or a slug ('i-am-the-worst'), not random letters
     if cls != _SEC:
@@ -801,16 +822,20 @@ def _short_without_digit(v, lv, cls, quoted) -> bool:
 
 
 @named(VALUE, "words_apart",
-    releases=(
-        "      'opaquelocktoken': 'RFC 2518',",))
+    releases=("      'opaquelocktoken': 'RFC 2518',",))
 def _words_apart(v, lv, cls, quoted) -> bool:
     # a token is one unbroken run: "RFC 2518" names a document
     return cls == _SEC and " " in v and max(map(len, v.split())) < 12
 
 
 @named(VALUE, "name_of_words", releases=(
-        'apiKey: "AIzaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"\ntoken = "xxxxxxxxxxxxxx.atlasv1.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',"token: AgencyIdentificationCodeContentType",),
-       keeps=("secret: ⟦hardcoded0⟧", "client_secret = \"⟦SuperSecret2024⟧\""))
+    'apiKey: "AIzaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"\ntoken = "xxxxxxxxxxxxxx.atlasv1.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',
+    'token: AgencyIdentificationCodeContentType',
+),
+       keeps=(
+           'secret: ⟦hardcoded0⟧',
+           'client_secret = "⟦SuperSecret2024⟧"',
+       ))
 def _name_of_words(v, lv, cls, quoted):
     if cls != _SEC:
         return False
@@ -827,7 +852,8 @@ def _name_of_words(v, lv, cls, quoted):
         '| Key | Action |\n|---|---|\n| Ctrl+C | copy |\n',
         'kind: Secret\nmetadata:\n  name: x\n---\nkind: ConfigMap\ndata:\n  key: secret/mysecret\n',
         'aws s3api list-parts --bucket b --key multipart/01 --upload-id {alnum:70}\naws cognito-idp forgot-password --client-id {lower:26} --username jane',
-        '"S3Key": "867139942017-PHIDetection-{hex:32}"\n{"bucket": "b", "key": "{hex:8}-{hex:4}-4{hex:3}-a{hex:3}-{hex:12}"}\naws s3api put-object --bucket b --key my-dir/big-video-file.mp4',))
+        '"S3Key": "867139942017-PHIDetection-{hex:32}"\n{"bucket": "b", "key": "{hex:8}-{hex:4}-4{hex:3}-a{hex:3}-{hex:12}"}\naws s3api put-object --bucket b --key my-dir/big-video-file.mp4',
+    ))
 def _weak_not_random(v, lv, cls, quoted) -> bool:
     # weak label ("key", "bucket_key"): only clearly random values, not names made of words
     # (a quoted UUID after a bare "key" is an object's or a record's id: '"bucket": "b", "key": "48c6…"';
@@ -1181,7 +1207,9 @@ def _dotted_name(tok, n, up, lo, dg) -> bool:
     return "." in tok and (tok.count(".") >= 2 or not (up and lo)) and not _RANDOM_DOTTED.fullmatch(tok)
 
 
-@named(TOKEN, "uuid", releases=("the secret id is 6f1c2a8e-4b7d-4e2f-9a3b-1c2d3e4f5a6b",))
+@named(TOKEN, "uuid", releases=(
+    'the secret id is 6f1c2a8e-4b7d-4e2f-9a3b-1c2d3e4f5a6b',
+))
 def _uuid_or_ulid(tok, n, up, lo, dg) -> bool:
     return (n == 36 and tok[8] == "-" and tok[13] == "-") or (n == 26 and tok.isupper() and tok.isalnum())
 
