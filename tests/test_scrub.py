@@ -1,5 +1,8 @@
-"""Secret scrubbing: representative positives / negatives per family, and the properties
-(never raises, idempotent, linear on pathological input, e-mails only on request).
+"""Secret scrubbing: the engine's behaviour (the interface and report, context kept, e-mails only
+on request, never raising and idempotent on any text, a secret found once redacted everywhere,
+the allow marker and patterns) and what no one rule owns. What each rule and filter does is in
+its examples beside it in scrub/catalogue.py and scrub/filters.py, walked by
+test_scrub_catalogue.py; linear time is measured in bench/scrub_linear.py.
 
 Every "secret" here is generated at import time from a seeded RNG in the documented shape of
 its vendor (prefix, alphabet, length), so this file holds no real credential and nothing that
@@ -10,14 +13,20 @@ from __future__ import annotations
 import base64
 import random
 import string
-import time
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from test_scrub_catalogue import _rules as catalogue_rules
+from test_scrub_catalogue import fill
+
+from llm_secondbrain.scrub import catalogue
 from llm_secondbrain.scrub import engine as scrub_mod
+from llm_secondbrain.scrub import labels as scrub_labels
 from llm_secondbrain.scrub import rules_identity, scrub, scrub_report
 
 _rng = random.Random(20260211)
@@ -62,407 +71,27 @@ def pem(label: str, lines: int = 6, sep: str = "\n") -> tuple[str, str]:
 
 
 # ------------------------------------------------------------------------------------------------
-# positives: (id, text, [secrets that must not survive])
+# positives: the rules' own examples live beside the rules (scrub/catalogue.py) and
+# tests/test_scrub_catalogue.py walks them; what is left here is what no one rule owns
 # ------------------------------------------------------------------------------------------------
-def _positives():
-    cases = []
-
-    def add(cid, text, *secrets):
-        cases.append(pytest.param(text, list(secrets), id=cid))
-
-    # private keys, every armour, real and escaped newlines
-    for label in ("RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY",
-                  "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK"):
-        block, body = pem(label)
-        add(f"pem-{label}", f"here is the key:\n{block}\nthanks", body)
-    block, body = pem("RSA PRIVATE KEY", sep="\\n")
-    add("pem-json-escaped", '{"ssh_key": "' + block + '\\n", "port": 22}', body)
-    add("pem-env-escaped", f'PRIVATE_KEY="{block}"\nPORT=80', body)
-    block, body = pem("OPENSSH PRIVATE KEY", sep=" ")
-    add("pem-one-line", f"private_key={block}", body)
+def test_a_private_key_in_a_yaml_block_goes_line_by_line():
     block, body = pem("RSA PRIVATE KEY")
     indented = "\n".join("    " + ln for ln in block.splitlines())
-    add("pem-yaml-block", f"tls:\n  key: |\n{indented}\n", *[ln for ln in body.splitlines() if len(ln) > 30])
-    trunc_body = "\n".join(r(B64, 64) for _ in range(4))
-    add("pem-truncated", f"-----BEGIN RSA PRIVATE KEY-----\n{trunc_body}\n", trunc_body)
-    enc_body = "\n".join(r(B64, 64) for _ in range(4))
-    add("pem-proc-type", "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,"
-        + r("0123456789ABCDEF", 32) + "\n\n" + enc_body + "\n-----END RSA PRIVATE KEY-----", enc_body)
-    priv = r(B64, 44)
-    add("putty", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me@laptop\nPublic-Lines: 2\n"
-        + r(B64, 64) + "\n" + r(B64, 4) + "\nPrivate-Lines: 1\n" + priv + "\nPrivate-MAC: " + r(HEX, 64), priv)
-
-    # JWT, Authorization headers, cookies
-    jwt = "eyJ" + r(URLSAFE, 33) + ".eyJ" + r(URLSAFE, 60) + "." + r(URLSAFE, 43)
-    add("jwt-bare", f"token for staging: {jwt}", jwt)
-    add("jwt-cookie", f"Cookie: theme=dark; access_token={jwt}; lang=nb", jwt)
-    bearer = r(URLSAFE, 40)
-    add("bearer-curl", f'curl -H "Authorization: Bearer {bearer}" https://api.example.com/v1/me', bearer)
-    add("bearer-js", f"headers: {{ Authorization: `Bearer {bearer}` }},", bearer)
-    basic = base64.b64encode(b"deploy:" + r(ALNUM + "!%", 14).encode()).decode()
-    add("basic-header", f"Authorization: Basic {basic}\nAccept: */*", basic)
-    add("basic-python", f"headers = {{'Authorization': 'Basic {basic}'}}", basic)
-    sid = r(ALNUM, 32)
-    add("session-cookie", f"Cookie: lang=en; sessionid={sid}; csrftoken=abc", sid)
-    add("set-cookie", f"Set-Cookie: connect.sid={sid}; Path=/; HttpOnly", sid)
-    okta = "00" + r(URLSAFE, 40)
-    add("okta-ssws", f"Authorization: SSWS {okta}", okta)
-
-    # vendor token shapes
-    vendor = {
-        "aws-id": "AKIA" + r(UPPER_ALNUM, 16),
-        "github-classic": "ghp_" + r(ALNUM, 36),
-        "github-oauth": "gho_" + r(ALNUM, 36),
-        "github-fine": "github_pat_11" + r(UPPER_ALNUM, 20) + "_" + r(ALNUM, 59),
-        "gitlab": "glpat-" + r(URLSAFE, 20),
-        "slack-bot": "xoxb-" + r(string.digits, 12) + "-" + r(string.digits, 13) + "-" + r(ALNUM, 24),
-        "slack-app": "xapp-1-A" + r(UPPER_ALNUM, 10) + "-" + r(string.digits, 13) + "-" + r(HEX, 64),
-        "stripe": "sk_live_51" + r(ALNUM, 40),
-        "stripe-restricted": "rk_live_" + r(ALNUM, 40),
-        "stripe-webhook": "whsec_" + r(ALNUM, 32),
-        "openai": "sk-proj-" + r(URLSAFE, 60) + "T3BlbkFJ" + r(URLSAFE, 40),
-        "anthropic": "sk-ant-api03-" + r(URLSAFE, 93) + "AA",
-        "google-api": "AIza" + r(URLSAFE, 35),
-        "google-oauth-secret": "GOCSPX-" + r(URLSAFE, 28),
-        "npm": "npm_" + r(ALNUM, 36),
-        "pypi": "pypi-AgEIcHlwaS5vcmc" + r(URLSAFE, 70),
-        "huggingface": "hf_" + r(string.ascii_letters, 34),
-        "sendgrid": "SG." + r(URLSAFE, 22) + "." + r(URLSAFE, 43),
-        "twilio": "SK" + r(HEX, 32),
-        "digitalocean": "dop_v1_" + r(HEX, 64),
-        "shopify": "shpat_" + r(HEX, 32),
-        "groq": "gsk_" + r(ALNUM, 52),
-        "vault": "hvs." + r(URLSAFE, 90),
-        "doppler": "dp.st.prd." + r(ALNUM, 43),
-        "databricks": "dapi" + r(HEX, 32),
-        "new-relic": "NRAK-" + r(UPPER_ALNUM, 27),
-        "sentry": "sntryu_" + r(HEX, 64),
-        "grafana": "glsa_" + r(ALNUM, 32) + "_" + r(HEX, 8),
-        "linear": "lin_api_" + r(ALNUM, 40),
-        "notion": "ntn_" + r(ALNUM, 46),
-        "heroku": "HRKU-AA" + r(URLSAFE, 58),
-        "docker-hub": "dckr_pat_" + r(URLSAFE, 27),
-        "postman": "PMAK-" + r(HEX, 24) + "-" + r(HEX, 34),
-        "age": "AGE-SECRET-KEY-1" + r(UPPER_ALNUM, 58),
-        "mailgun": "key-" + r(HEX, 32),
-        "mailchimp": r(HEX, 32) + "-us14",
-        "telegram": r(string.digits, 10) + ":AA" + r(URLSAFE, 33),
-        "discord": "MTE" + r(ALNUM, 21) + "." + r(URLSAFE, 6) + "." + r(URLSAFE, 38),
-        "azure-ad": r(ALNUM, 3) + "8Q~" + r(ALNUM + "_~.-", 34),
-        "unknown-prefixed": "acme_live_" + r(ALNUM, 40),
-    }
-    for name, tok in vendor.items():
-        add(f"vendor-{name}-chat", f"[10:02] Ola: {tok} (don't paste it in #general pls)", tok)
-        add(f"vendor-{name}-env", f"export SOME_VAR='{tok}'\nPORT=8080", tok)
-    hook = r(ALNUM, 24)
-    add("slack-webhook", f"SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T{r(UPPER_ALNUM, 10)}/B{r(UPPER_ALNUM, 10)}/{hook}", hook)
-
-    # AWS key pair
-    aws_id, aws_secret = "AKIA" + r(UPPER_ALNUM, 16), r(B64, 40)
-    add("aws-ini", f"[default]\naws_access_key_id = {aws_id}\naws_secret_access_key = {aws_secret}\nregion = eu-north-1",
-        aws_id, aws_secret)
-    add("aws-cli-set", f"aws configure set aws_access_key_id {aws_id}\naws configure set aws_secret_access_key {aws_secret}",
-        aws_id, aws_secret)
-    add("aws-terraform", f'provider "aws" {{\n  access_key = "{aws_id}"\n  secret_key = "{aws_secret}"\n}}', aws_id, aws_secret)
-
-    # unknown vendor in a secret context
-    unknown = r(ALNUM, 40)
-    add("context-email", f"Hi,\n\nhere is the Frobnicator API token:\n\n    {unknown}\n\nBest", unknown)
-    add("context-chat", f"[09:00] Mia: can someone send me the Acme key?\n[09:01] Ola: {unknown}", unknown)
-
-    # URLs and connection strings
-    pw = r(ALNUM, 10) + "%40" + r(ALNUM, 4)
-    add("url-postgres", f"DATABASE_URL=postgres://app:{pw}@db.internal:5432/shop", pw)
-    add("url-mongo-srv", f'const uri = "mongodb+srv://root:{pw}@cluster0.abcde.mongodb.net/shop";', pw)
-    add("url-https", f"git clone https://deploy:{pw}@git.example.com/team/repo.git", pw)
-    add("url-redis", f"CELERY_BROKER_URL=redis://default:{pw}@redis.local:6379/0", pw)
-    adopw = r(ALNUM, 8) + "=x^" + r(ALNUM, 6)
-    add("ado-net", f'"Default": "Server=tcp:sql.example.net,1433;User ID=app;Password={adopw};Encrypt=True;"', adopw)
-    jpw = r(ALNUM, 18)
-    add("jdbc", f"jdbc:postgresql://db:5432/app?user=kari&password={jpw}&ssl=true", jpw)
-    add("jdbc-oracle", f"jdbc:oracle:thin:scott/{jpw}@db.example.com:1521/ORCL", jpw)
-    add("libpq", f'psql "host=db port=5432 dbname=app user=app password={jpw} sslmode=require"', jpw)
-    acct = r(B64, 86) + "=="
-    add("azure-storage", f"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={acct};EndpointSuffix=core.windows.net", acct)
-
-    # base64-wrapped credentials
-    k8s_val = base64.b64encode(r(ALNUM, 16).encode()).decode()
-    k8s_url = base64.b64encode(f"postgres://app:{r(ALNUM, 12)}@db/app".encode()).decode()
-    add("k8s-secret", f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  DB_PASS: {k8s_val}\n"
-        f"  DATABASE_URL: {k8s_url}\n", k8s_val, k8s_url)
-    dauth = base64.b64encode(b"robot:" + r(ALNUM, 20).encode()).decode()
-    add("docker-config", '{"auths": {"registry.example.com": {"auth": "' + dauth + '"}}}', dauth)
-
-    # labelled values in many syntaxes
-    lp = r(ALNUM, 8) + "#" + r(ALNUM, 5)
-    for cid, text in {
-        "env": f"DB_PASSWORD={lp}",
-        "env-quoted": f"export REDIS_PASSWORD='{lp}'",
-        "yaml": f"database:\n  password: \"{lp}\"\n",
-        "json": f'{{"password": "{lp}", "user": "app"}}',
-        "ini": f"[db]\npassword = {lp}\n",
-        "toml": f'[db]\npassword = "{lp}"\n',
-        "xml": f"<config><password>{lp}</password></config>",
-        "nuget": f'<add key="ClearTextPassword" value="{lp}" />',
-        "spring": f"spring.datasource.password={lp}",
-        "django": f"DATABASES = {{'default': {{'PASSWORD': '{lp}'}}}}",
-        "php": f"'password' => '{lp}',",
-        "netrc": f"machine api.example.com login app password {lp}",
-        "wpa": f'network={{\n    ssid="home"\n    psk="{lp}"\n}}',
-        "k8s-env": f"env:\n  - name: DB_PASSWORD\n    value: {lp}\n",
-        "postman": f'{{"key": "token", "value": "{lp}", "type": "string"}}',
-        "compose": f"environment:\n  POSTGRES_PASSWORD: {lp}\n",
-        "ansible": f"ansible-playbook site.yml --extra-vars \"ansible_become_pass={lp}\"",
-        "php-define": f"define('DB_PASSWORD', '{lp}');",
-        "redis-conf": f"bind 127.0.0.1\nrequirepass {lp}\n",
-        "pgpass": f"# ~/.pgpass\ndb.example.com:5432:shop:app:{lp}\n",
-    }.items():
-        add(f"labelled-pw-{cid}", text, lp)
-    lt = r(ALNUM, 40)
-    for cid, text in {
-        "token-env": f"SESSION_TOKEN={lt}",
-        "api-key-json": f'{{"OPENWEATHER_API_KEY": "{lt}"}}',
-        "x-api-key": f"curl -H 'X-API-Key: {lt}' https://api.example.com",
-        "subscription-key": f"Ocp-Apim-Subscription-Key: {lt}",
-        "client-secret-yaml": f"oauth:\n  client_secret: {lt}\n",
-        "secret-key-django": f"SECRET_KEY = '{lt}'",
-        "query-appid": f"https://api.example.org/weather?q=Oslo&appid={lt}",
-        "query-api-key": f"GET https://maps.example.com/geo?address=x&api_key={lt}&format=json",
-        "log": f"2026-01-01T00:00:00Z DEBUG auth configured refresh_token={lt}",
-        "npmrc": f"//registry.npmjs.org/:_authToken={lt}",
-        "wireguard": f"[Interface]\nPrivateKey = {r(B64, 43)}=\nAddress = 10.0.0.2/32",
-        "laravel": f"APP_KEY=base64:{r(B64, 43)}=",
-        "markdown": f"- Acme token: `{lt}`",
-    }.items():
-        secret = text.split("PrivateKey = ")[1].split("\n")[0] if cid == "wireguard" else (
-            text.split("base64:")[1] if cid == "laravel" else lt)
-        add(f"labelled-{cid}", text, secret)
-
-    # CLI arguments
-    cp = r(ALNUM, 12) + "!"
-    for cid, text in {
-        "mysql-glued": f"mysql -uroot -p'{cp}' shop < dump.sql",
-        "mysql-glued-bare": f"mysql -u root -p{cp} -h db analytics",
-        "sshpass": f"sshpass -p '{cp}' ssh deploy@10.0.0.1 uptime",
-        "docker-login": f"docker login -u robot -p {cp} registry.example.com",
-        "password-flag": f"wget --user=root --password='{cp}' https://files.example.org/x.csv",
-        "password-flag-space": f"some-tool --password {cp} --verbose",
-        "pgpassword": f"PGPASSWORD='{cp}' psql -h db -U app -c 'select 1'",
-        "curl-user": f"curl -u admin:'{cp}' https://grafana.internal/api/health",
-        "redis-cli": f"redis-cli -h 10.0.0.5 -a '{cp}' INFO",
-        "openssl": f"openssl pkcs12 -export -in c.pem -inkey k.pem -out b.p12 -passout pass:{cp}",
-        "keytool": f"keytool -importcert -keystore t.jks -storepass '{cp}' -file ca.crt",
-        "sudo-echo": f"echo '{cp}' | sudo -S apt-get update",
-        "htpasswd": f"htpasswd -b -c /etc/nginx/.htpasswd admin '{cp}'",
-        "net-user": f"net user svc_backup {cp} /add",
-        "net-use": f"net use Z: \\\\fs01\\share /user:CORP\\svc_backup {cp} /persistent:yes",
-        "smbclient": f"smbclient //fs01/share -U app%'{cp}'",
-        "az-login": f"az login --service-principal -u 1b2c -p {cp} --tenant 3d4e",
-    }.items():
-        add(f"cli-{cid}", text, cp)
-
-    # passwords in prose, several languages
-    hp = "Sommer" + str(_rng.randint(2020, 2029)) + "!"
-    for cid, text in {
-        "en": f"the wifi password is {hp}",
-        "en-temp": f"New hire: temp password for Okta is {hp} - change it on first login.",
-        "en-pair": f"login for the NAS: admin / {hp}",
-        "en-wifi-pair": f"- Wifi: Hytta-5G / {hp}",
-        "en-pass": f"- VPN: user admin, pass {hp}",
-        "en-set-to": f"I set the BIOS password to {hp}, don't forget it",
-        "no": f"Passordet til wifi er {hp}",
-        "no-pw": f"pw til NAS-en: {hp}",
-        "de": f"Das WLAN-Passwort lautet {hp}",
-        "de-kennwort": f"Benutzer: etl_user, Kennwort: {hp}",
-        "fr": f"Le mot de passe du routeur est {hp}",
-        "es": f"La contraseña del wifi es {hp}",
-        "sv": f"Lösenordet till wifi är {hp}",
-        "da": f"Adgangskoden til routeren er {hp}",
-        "nl": f"Het wachtwoord voor de wifi is {hp}",
-        "passphrase": "The vault passphrase is meadow-pickle-biscuit-horse-90",
-    }.items():
-        secret = "meadow-pickle-biscuit-horse-90" if cid == "passphrase" else hp
-        add(f"prose-{cid}", text, secret)
-
-    # personal secrets: wallet seed phrases, 2FA backup codes, BitLocker keys, PINs and door codes
-    words = [r(string.ascii_lowercase, _rng.randint(5, 8)) for _ in range(24)]
-    phrase = " ".join(words[:12])
-    numbered = "\n".join(f"{n}. {w}" for n, w in enumerate(words[:12], 1))
-    for cid, (text, secrets) in {
-        "seed-phrase": (f"seed phrase: {phrase}", [phrase]),
-        "recovery-phrase-24": ("Secret Recovery Phrase (MetaMask): " + " ".join(words), [" ".join(words)]),
-        "seed-numbered": (f"## Ledger seed\n\n{numbered}\n\nStored in the safe.", words[:12]),
-        "seed-numbered-inline": ("24 words seed phrase: " + " ".join(f"{n} {w}" for n, w in enumerate(words, 1)),
-                                 words),
-        "seed-lines": ("Backup phrase:\n" + "\n".join(" ".join(words[i:i + 4]) for i in range(0, 12, 4)),
-                       words[:12]),
-        "seed-env": (f'SEED_PHRASE="{phrase}"', [phrase]),
-        "seed-no": (f"Gjenopprettingsfrase: {phrase}", [phrase]),
-        "seed-de": (f"Wiederherstellungsphrase: {phrase}", [phrase]),
-    }.items():
-        add(f"personal-{cid}", text, *secrets)
-    dcodes = [f"{_rng.randint(1000, 9999)}-{_rng.randint(1000, 9999)}" for _ in range(3)]
-    gcodes = [f"{_rng.randint(1000, 9999)} {_rng.randint(1000, 9999)}" for _ in range(4)]
-    hcodes = [r(HEX, 5) + "-" + r(HEX, 5) for _ in range(16)]
-    acodes = [r(LOWER_ALNUM, 4) + "-" + r(LOWER_ALNUM, 4) for _ in range(2)]
-    for cid, (text, secrets) in {
-        "backup-codes": ("backup codes: " + " ".join(dcodes), dcodes),
-        "2fa-list": ("2FA recovery codes\n" + "".join(f"- {c}\n" for c in acodes), acodes),
-        "github": ("GitHub recovery codes (saved 2024-03-01):\n" + "\n".join(hcodes) + "\n\nnext", hcodes),
-        "google": ("Google backup codes:\n" + "    ".join(gcodes[:2]) + "\n" + "    ".join(gcodes[2:]), gcodes),
-        "ticked": ("Backup-Codes:\n- [x] " + dcodes[0] + "\n- [ ] " + dcodes[1], dcodes[:2]),
-        "de": ("Wiederherstellungscodes:\n1. " + dcodes[0] + "\n2. " + dcodes[1], dcodes[:2]),
-    }.items():
-        add(f"personal-codes-{cid}", text, *secrets)
-    bitlocker = "-".join(f"{11 * _rng.randrange(65536):06d}" for _ in range(8))
-    add("personal-bitlocker", f"BitLocker recovery key for the laptop: {bitlocker}", bitlocker)
-    add("personal-bitlocker-bare", f"{bitlocker}.", bitlocker)
-    typo = bitlocker[:-1] + str((int(bitlocker[-1]) + 1) % 10)  # one group mistyped: no longer a multiple of 11
-    add("personal-bitlocker-typo", f"key {typo}", typo)
-    pin, door = "4921", "55123"
-    for cid, text in {
-        "pin-for": f"PIN for the card: {pin}",
-        "bank-pin": f"bank pin {pin}",
-        "sim-pin": f"SIM PIN: {pin}",
-        "pin-is": f"the PIN is {pin}.",
-        "pin-upper": f"PIN {pin}",
-        "pin-markdown": f"**PIN:** {pin}",
-        "pin-json": f'{{"pin": "{pin}"}}',
-        "pin-kode": f"PIN-kode til kortet: {pin}",
-        "door": f"door code is {door}#",
-        "alarm": f"alarm code: {door}",
-        "gate": "gate code 1987",
-        "garage": f"garage code: {door}",
-        "safe": "safe code is 12-34-56",
-        "tuer": f"Türcode {door}",
-        "building": f"building code: {door}",
-    }.items():
-        add(f"personal-{cid}", text, "1987" if cid == "gate" else "12-34-56" if cid == "safe" else
-            pin if "pin" in cid else door)
-    return cases
-
-
-POSITIVES = _positives()
-
-
-@pytest.mark.parametrize("text,secrets", POSITIVES)
-def test_positive_cases_are_scrubbed(text, secrets):
+    text = f"tls:\n  key: |\n{indented}\n"
     out = scrub(text)
-    assert out != text
-    for secret in secrets:
-        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
-    assert "[REDACTED:" in out
+    for line in body.splitlines():
+        if len(line) > 30:
+            assert not leaked(line, out, text)
+
+
+POSITIVES = [fill(t, rule.id + t)[0] for rule in catalogue_rules() for t in rule.examples]
 
 
 # ------------------------------------------------------------------------------------------------
 # negatives: must come back unchanged
 # ------------------------------------------------------------------------------------------------
-NEGATIVES = [
-    "Invoice INV/2026/00037 is due 2026-06-04. Amount: NOK 5 644,76. KID: 9964717449",
-    "| INV-2026-3611 | 2026-11-17 | 41 530,24 |\n| PO-80671 | 2026-06-02 | 0aebf0c | 24073,35 |",
-    "Please transfer the deposit to IBAN NO93 8601 1117 947 (BIC DNBANOKKXXX).",
-    '{"beneficiary": "Ola", "iban": "NL91ABNA0417164300", "bic": "ABNANL2A"}',
-    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nAuthor: Kari\n\n    fix: handle CRLF",
-    "- uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2",
-    "request_id=83633d51-3f50-4434-9e38-6c7babf980ec trace_id=c9cb8c55d4cdeecaff3345a6212d339b user_id=4",
-    "oauth: token refreshed for client_id=b6488566-03c1-46a0-b594-52c1e2385d6e expires_in=3600",
-    '"integrity": "sha512-dWlh/rJQ0vpCfWiVOFTGugLl4UYDJqTC2PHjOPhevuRl8PrIz1QV3uJXAAkpGUNnb+SRph6/fILibdzwZZMV8A=="',
-    'hash = "sha256:c813c7d7cb9c1a35d9217c171fbe4209b251f363839ba81c28e40a18109960b1"',
-    "golang.org/x/net v0.21.0 h1:U1kOOk8EnuWuAXLVLqADrQYvzY/4/Ow00zRu/IzQy1o=",
-    '<script src="/x.js" integrity="sha384-uAPKYUJWVeGE5CixYZg85WMLRfWkVjrpvDxaRkZAb7nkVYfBTNWYlBcKjH41hFSV"></script>',
-    "ssh host key fingerprint: SHA256:VJ27KqywIJKIGqRtdh9mnwb8mA8qrnMTWOV1kjGmtIo (ED25519)",
-    "image: ghcr.io/acme/notifier@sha256:8d8157d6c3328ff83018bccadcabaa5396caad3087ac6ab67ae169325d237889",
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKGhJOW27RKA965RY6e7z3sGJuKAe1S2R7BN/tlxseOm deploy@ci",
-    "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AicO2XMbVZvsjdBSDgzu3kqn/4Odk2+a3\n"
-    "h0aEj0sYKK4+M8mnhNr7CAk65EwjEDidtDlWMPavQlQGr3oPza2KwuRc+hErcf/x\n-----END PUBLIC KEY-----",
-    "-----BEGIN CERTIFICATE-----\nMIIDHjCCAgagAwIBAvQ0GntT5gWuVJ1c77iCcb6JroyJAAhaMXVsusvJKJ4KpY7S\n"
-    "nTkA8XY3X4yYH2H/5TdK6Cfuu4Ks5gkUjV/i6ctZhQ7IXO4SX21AV9yUHdTpbRvt\n-----END CERTIFICATE-----",
-    "[Peer]\nPublicKey = rTXM0xDZa/4KKUaPaecJ4f9WmE/5PxvWUsVPZ+9JUB8=\nEndpoint = vpn.example.org:51820",
-    "# age public recipient\nage1ul3g6ud6thqf297n9cr46htqlesq3glq54w5wf9sekzvsxwmez5s6nylns",
-    "![logo](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
-    "+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==)",
-    "Docs: https://docs.python.org/3/library/getpass.html#getpass.getpass",
-    "git remote add origin git@github.com:acme/billing.git",
-    "https://user@example.org/ is a URL with a username but no password.",
-    "curl 'https://api.example.com/search?q=password+reset&lang=nb&page=2'",
-    "Mirror: http://[2001:db8::1]:8080/debian/ bookworm main",
-    "OPENAI_API_KEY=<YOUR_API_KEY>",
-    "export GITHUB_TOKEN=YOUR_TOKEN_HERE",
-    'api_key: "xxxxxxxxxxxxxxxxxxxxxxxx"',
-    "Authorization: Bearer <token>",
-    "password: ********",
-    "ANTHROPIC_API_KEY=sk-ant-...",
-    'client_secret: REDACTED\n"apiKey": "your-api-key-here",',
-    "STRIPE_SECRET_KEY=sk_live_xxxxxxxxxxxxxxxxxxxxxxxx",
-    "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
-    "GITHUB_TOKEN=ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
-    "postgres://user:password@localhost:5432/mydb\nDATABASE_URL=postgres://USER:PASS@HOST:5432/DB",
-    "curl -u USERNAME:PASSWORD https://api.example.com/",
-    "password: <%= ENV['DB_PASSWORD'] %>",
-    'password = getpass.getpass("Password: ")',
-    'password = os.environ["DB_PASSWORD"]\nconn = psycopg.connect(host=HOST, user=USER, password=password)',
-    "if password != confirm_password:\n    raise ValidationError('Passwords do not match')",
-    "const { username, password } = req.body;\nif (!password) return res.status(400).json({ error: 'password required' });",
-    'token = request.headers.get("Authorization", "").removeprefix("Bearer ")',
-    "api_key = settings.OPENAI_API_KEY\nclient = OpenAI(api_key=api_key)",
-    'secret = client.get_secret_value(SecretId="prod/db")["SecretString"]',
-    "PASSWORD_MIN_LENGTH = 12\nPASSWORD_HASHERS = [\"django.contrib.auth.hashers.Argon2PasswordHasher\"]",
-    "primary_key=True, foreign_key=\"users.id\", keyFrame: 12",
-    '"key": "ctrl+shift+down",\n"command": "editor.action.copyLinesDownAction"',
-    "DB_PASSWORD=${DB_PASSWORD}\nAPI_KEY=${API_KEY:?missing}",
-    "password: \"{{ vault_db_password }}\"\napi_token: \"{{ lookup('env', 'API_TOKEN') }}\"",
-    "env:\n  GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
-    "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db-credentials\n        key: password",
-    'export OPENAI_API_KEY=$(op read "op://Private/OpenAI/credential")',
-    "password = %(DB_PASS)s\ntoken = $TOKEN",
-    "aws secretsmanager get-secret-value --secret-id arn:aws:secretsmanager:eu-north-1:217001419436:secret:prod/db-zOX9YY",
-    'client_secret = os.getenv("CLIENT_SECRET")  # set in 1Password, never commit',
-    "An API key is a long random string. Treat it like a password: never commit it, rotate it if leaked.",
-    "GitHub classic personal access tokens start with `ghp_`, fine-grained ones with `github_pat_`.",
-    "Password policy: at least 12 characters, one digit, one symbol; passwords expire every 180 days.",
-    "Hvis du mister API-nøkkelen, lag en ny under Innstillinger → API og slett den gamle.",
-    "Der API-Schlüssel wird im Header X-API-Key übergeben. Bewahre ihn sicher auf.",
-    "Welcome to Nordic2026! Registration opens at 09:00.",
-    "The Summer2026 campaign starts on 1 June. Go Team2026!",
-    "Stripe objects: customer cus_vkcrZmx9e5YsJ3, payment intent pi_f9JJT9LmRtmhKKmwXCBoDVye",
-    "llm logs: conversation 01JN9EP41V3T4Y0TM67PS2B9Q2, model gpt-4o-mini, 812 input / 96 output tokens",
-    "2026-01-01T05:18:49.462Z WARN  auth: login failed for user=ola.n reason=bad_password attempts=1",
-    "2026-04-14T21:04:45.019Z DEBUG cache: key=user:143989:profile hit=true ttl=573",
-    "Build 2026.02.11-rc3+sha.6eb2aee (go1.23.4 linux/amd64)",
-    "model: claude-3-5-sonnet-20241022 / gpt-4o-2024-08-06 / gemini-2.0-flash-001",
-    "docker run -p 8080:80 -v /data:/data nginx\nssh -p 2222 deploy@host\nmkdir -p /srv/app",
-    "Cookie: theme=dark; lang=nb",
-    "send the invoice to ola.nordmann@example.com please",
-    # personal-secret labels in prose and their look-alikes: pins, codes, years, numbered steps
-    "Connect the LED to pin 13 and GND.",
-    "GPIO pin: 13",
-    "pin the version to 2024 in requirements.txt",
-    "The server answered with code 404.",
-    "The process ended with exit code 1.",
-    "error code 1234: disk full",
-    "zip code 94107, area code 415, country code 47",
-    "HTTP status code 500 means the server failed.",
-    "The International Building Code 2018 applies.",
-    "SIM PIN: 0000 (the default; change it)",
-    "door code: 1234",
-    "random seed: 1234",
-    "A seed phrase is 12 words that you must never share with anyone.",
-    "Write down the 12 words and keep them in a safe place.",
-    "Recovery\n1. install\n2. restart\n3. verify\n4. login\n5. check\n6. backup\n7. reboot\n8. test\n"
-    "9. done\n10. relax\n11. sleep\n12. wake",
-    "Recovery steps:\n1. install the package\n2. run the tool\n3. reboot",
-    "seed phrase:\n1. write it down\n2. store it offline\n3. never type it into a website",
-    "Keep your backup codes somewhere safe; GitHub shows them only once.",
-    "backup codes: see 1Password",
-    "recovery codes: 10 remaining, regenerated 2024-03-01",
-    'mnemonic = "test test test test test test test test test test test junk"  # Hardhat seed phrase',
-    "ISBN 978-3-16-148410-0, coordinates 123456-654321",
-]
 
 
-@pytest.mark.parametrize("text", NEGATIVES, ids=[t[:40] for t in NEGATIVES])
-def test_negative_cases_are_untouched(text):
-    assert scrub(text) == text
 
 
 # ------------------------------------------------------------------------------------------------
@@ -510,16 +139,17 @@ def test_emails_only_on_request():
 
 
 def test_import_compiles_lazily():
-    # patterns are compiled on first use, so importing the module stays cheap
-    assert isinstance(scrub_mod._LazyPattern("x"), scrub_mod._LazyPattern)
-    scrub("warm")
-    assert scrub_mod._READY
+    # patterns are compiled on first use, so importing the package stays cheap
+    code = ("import llm_secondbrain.scrub as s; from llm_secondbrain.scrub import labels, patterns; "
+            "assert isinstance(labels._ASSIGN_VALUE, patterns.Lazy); s.scrub('warm'); "
+            "assert not isinstance(labels._ASSIGN_VALUE, patterns.Lazy)")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 # ------------------------------------------------------------------------------------------------
 # properties
 # ------------------------------------------------------------------------------------------------
-_FRAGMENTS = [p.values[0] for p in POSITIVES[::7]] + NEGATIVES[::5] + [
+_FRAGMENTS = POSITIVES[::7] + [fill(t, t)[0] for t in catalogue.STAYS[::5]] + [
     "password", "=", ":", " ", "\n", '"', "'", "`", "\\n", "-----BEGIN RSA PRIVATE KEY-----",
     "-----END RSA PRIVATE KEY-----", "[REDACTED:secret]", "://", "@", "Bearer ", "Basic ", "-p",
     "token=", "eyJ", "ghp_", "sk-", "AKIA", "kind: Secret\ndata:\n", "Cookie: ", " / ", "passord er ",
@@ -557,105 +187,6 @@ def test_never_raises_and_is_idempotent(text, emails):
 def test_arbitrary_unicode(text):
     out = scrub(text)
     assert scrub(out) == out
-
-
-@pytest.mark.parametrize("text,secrets", POSITIVES[::3])
-def test_idempotent_on_positives(text, secrets):
-    once = scrub(text)
-    assert scrub(once) == once
-
-
-# ------------------------------------------------------------------------------------------------
-# linear time on pathological input: ten times the input must not take thirty times as long
-# ------------------------------------------------------------------------------------------------
-def _best(fn, text, rounds=3):
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        fn(text)
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
-def _line(n):
-    rng = random.Random(7)
-    words = ["password=", "token:", "key=", "https://u:p@h/", "Bearer", "-p", "eyJ", "ghp_", "AKIA",
-             "lorem", "ipsum", "=", "'", '"', "sk-", "@", "://", "/", "secret", "\\n"]
-    out, size = [], 0
-    while size < n:
-        w = rng.choice(words) + "".join(rng.choice(ALNUM) for _ in range(rng.randint(0, 12)))
-        out.append(w)
-        size += len(w) + 1
-    return " ".join(out)[:n]
-
-
-_PATHOLOGICAL = {
-    "single-line": _line,
-    "equals": lambda n: "=" * n,  # 1 MB of "=" at the largest size
-    "base64": lambda n: base64.b64encode(random.Random(3).randbytes(n * 3 // 4 + 3)).decode()[:n],
-    "spaces": lambda n: " " * n,
-    "pem-begins": lambda n: ("-----BEGIN RSA PRIVATE KEY-----\n" * (n // 32 + 1))[:n],
-    "labels": lambda n: ("password=" * (n // 9 + 1))[:n],
-    "key-eq": lambda n: ("key=" * (n // 4 + 1))[:n],
-    "url-creds": lambda n: ("a://b:c@" * (n // 8 + 1))[:n],
-    "flags": lambda n: (" -p" * (n // 3 + 1))[:n],
-    "slashes": lambda n: (" / " * (n // 3 + 1))[:n],
-    "quotes": lambda n: ('password="' * (n // 10 + 1))[:n],
-    "at-signs": lambda n: ("a@" * (n // 2 + 1))[:n],
-    # a label, then blanks to the end: the look for a '"value":' field after it must not backtrack
-    # over the blanks once per blank (with and without a "name:" before the label)
-    "label-blanks": lambda n: ("password" + " " * n)[:n],
-    "name-label-blanks": lambda n: ("name: password" + " " * n)[:n],
-    # a Kubernetes Secret's item whose value has a long run of blanks inside it
-    "k8s-item-blanks": lambda n: ("kind: Secret\ndata:\n  k: v" + " " * n)[:n - 1] + "x",
-    # one long token of word-like segments that ends in a character no name holds
-    "word-segments": lambda n: ("secret 1" + "-abcdefghij" * (n // 11 + 1))[:n - 1] + "~",
-    # the personal-secret labels, repeated and with their lists run on
-    "seed-labels": lambda n: ("seed phrase: " * (n // 13 + 1))[:n],
-    "seed-words": lambda n: ("seed phrase: " + "witch " * n)[:n],
-    "seed-numbered": lambda n: ("seed phrase:\n" + "".join(f"{i % 99}. witch\n" for i in range(n // 9)))[:n],
-    "code-list": lambda n: ("backup codes:\n" + "1234-5678\n" * (n // 10 + 1))[:n],
-    "code-labels": lambda n: ("backup codes: 8213-4471 " * (n // 24 + 1))[:n],
-    "pins": lambda n: ("PIN " * (n // 4 + 1))[:n],
-    "pin-for": lambda n: ("PIN for " + "x" * n)[:n],
-    "door-codes": lambda n: ("door code " * (n // 10 + 1))[:n],
-    "bitlocker-digits": lambda n: ("123456-" * (n // 7 + 1))[:n],
-    # tables: a password column's header over and over, rows under one header, a long header line
-    # that no rule follows, and CSV headers naming a password field on every line
-    "table-headers": lambda n: ("| Password |\n|---|\n" * (n // 19 + 1))[:n],
-    "table-rows": lambda n: ("| User | Password |\n|---|---|\n" + "| ola | Hytta2024x |\n" * (n // 21 + 1))[:n],
-    "table-rules": lambda n: ("-|-|\n" * (n // 5 + 1))[:n],
-    "long-header": lambda n: ("password " * (n // 9 + 1))[:n - 6] + "\n-|-|\n",
-    "csv-headers": lambda n: ("name,url,password\n" * (n // 18 + 1))[:n],
-    # labels that end their line, over values below them, and one title after a long line of words
-    "title-lines": lambda n: ("Wifi password:\nHytta2024\n" * (n // 25 + 1))[:n],
-    "bold-titles": lambda n: ("**Password**\n" * (n // 13 + 1))[:n],
-    "long-title": lambda n: ("a " * n)[:n - 20] + "password:\nHytta2024\n",
-}
-
-
-@pytest.mark.parametrize("name", sorted(_PATHOLOGICAL))
-def test_linear_time(name):
-    make = _PATHOLOGICAL[name]
-    n = 20_000
-    small = make(n)
-    t_small = _best(lambda t: scrub(t, strip_emails=True), small)
-    # grow the small input until its time is well above timer noise (bounded: 10x of at most 1 MB)
-    while t_small < 0.01 and n < 100_000:
-        n *= 2
-        small = make(n)
-        t_small = _best(lambda t: scrub(t, strip_emails=True), small)
-    big = make(n * 10)
-    t_big = _best(lambda t: scrub(t, strip_emails=True), big, rounds=2)
-    assert t_big < 30 * t_small, f"{name}: {n} chars {t_small:.4f}s, {10 * n} chars {t_big:.4f}s"
-
-
-def test_ten_megabyte_line_scales_linearly():
-    one = _line(100_000) * 10  # one line, no newline: 1 MB and 10 MB
-    ten = one * 10
-    t1 = _best(scrub, one, rounds=2)
-    t10 = _best(scrub, ten, rounds=1)
-    assert t10 < 30 * t1
 
 
 # ------------------------------------------------------------------------------------------------
@@ -733,36 +264,8 @@ def test_bad_allow_pattern_names_file_and_line(tmp_path):
 # ------------------------------------------------------------------------------------------------
 # issue 15: real notes are left alone (classes of false positives found on public notes)
 # ------------------------------------------------------------------------------------------------
-REAL_NOTE_NEGATIVES = {
-    "percent-encoded-sql": "https://metabase.example.com/question#?sql=SELECT%20user_token%2C%20"
-                           "api_key_hash%20FROM%20accounts%20WHERE%20id%3D42",
-    "ci-secret-reference": "env:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n  API_KEY: '{{ api_key }}'",
-    "op-reference": "DB_PASSWORD=op://Private/Postgres/password\nTOKEN=$GITHUB_TOKEN",
-    "gpg-key-id": "gpg --list-secret-keys --keyid-format=long\nsec   rsa4096/" + r("0123456789ABCDEF", 16)
-                  + " 2025-10-19 [SC]\ngpg:                using RSA key " + r("0123456789ABCDEF", 40),
-    "url-anchor-hash": "[confetti](https://manual.example.com/deeplinks#block-" + r(HEX, 32) + ")",
-    "bcrypt-hash": "select crypt('pa$$w0rd', gen_salt('bf'));\n $2a$06$" + r(B64.replace("+", "."), 53),
-    "k8s-configmap-path": "kind: Secret\nmetadata:\n  name: x\n---\nkind: ConfigMap\ndata:\n  key: secret/mysecret\n",
-    "maven-coordinates": 'notes = "Maven - io.jsonwebtoken:jjwt-jackson-0.11.2"',
-    "public-token": 'publicToken = "' + r(ALNUM, 43) + '"',
-    "attribute-name": '<entry key="jetbrains.mps.v8_elimination" value="executed" />',
-    "vendor-filler": "apiKey: \"AIza" + "a" * 35 + "\"\ntoken = \"" + "x" * 14 + ".atlasv1." + "x" * 67 + "\"",
-    "counting-placeholder": "secret_key => \"sk_abcdefghijklmnopqrstuvwxyz123\"\nSECRET_KEY_BASE=abc123efg456",
-    "placeholder-url-password": "DATABASE_URL=postgresql://user_123:123456789012345@10.0.1.1/app",
-    "placeholder-basic-auth": "> Authorization: Basic " + base64.b64encode(b"username:password\n").decode(),
-    "prose-armour": "-----BEGIN PRIVATE KEY-----\nanything\n-----END PRIVATE KEY-----",
-    "sentence-end": "What is the password for a MySQL instance you've just created?\n"
-                    "  puts 'That password did not match!'",
-    "params-code": "new_user.password = params[:password]\ncreate_with(password: params[:password])",
-    "angle-placeholder": "mongodump --username '<USER>' \\\n  --password '<PASSWORD>' \\\n  --out ./b/<DATE>-dump",
-    "command-substitution": "-e SUMO_ACCESS_KEY=`etcdctl get /sumologic_secret`",
-}
 
 
-@pytest.mark.parametrize("name", sorted(REAL_NOTE_NEGATIVES))
-def test_real_note_false_positive_classes_stay(name):
-    text = REAL_NOTE_NEGATIVES[name]
-    assert scrub(text) == text
 
 
 # ------------------------------------------------------------------------------------------------
@@ -819,15 +322,6 @@ def _service_cases():
     }
 
 
-@pytest.mark.parametrize("text", [
-    "github: " + r(HEX, 40),  # a commit beside the service's name is a hash, not a key
-    "docker pull sentry:" + r(HEX, 64)[:12],
-    "the cloudflare dashboard shows request " + r(HEX, 32) + " as blocked",
-    "see https://example.com/hooks/setup and https://docs.example.com/webhooks/overview",
-    "stripe docs: https://stripe.com/docs/api",
-])
-def test_service_names_alone_do_not_redact(text):
-    assert scrub(text) == text
 
 
 @pytest.mark.parametrize("name", [
@@ -850,34 +344,18 @@ def test_a_random_token_with_separators_beside_a_secret_word_is_still_redacted()
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(sorted({chr(c) for c in range(1, 256)} - set(scrub_mod._OP_START))),
+@given(st.sampled_from(sorted({chr(c) for c in range(1, 256)} - set(scrub_labels._OP_START))),
        st.text(alphabet=string.printable + "é", max_size=16))
 def test_no_operator_starts_with_a_character_outside_op_start(first, rest):
     # _value_after tries neither _ASSIGN nor _ASSIGN_VALUE after a character outside _OP_START:
     # a change to _OP that lets it start with another character must add that character there
     scrub("warm up")  # the patterns compile on first use
-    assert scrub_mod._ASSIGN.match(first + rest) is None
-    assert scrub_mod._ASSIGN_VALUE.match(first + rest) is None
+    assert scrub_labels._ASSIGN.match(first + rest) is None
+    assert scrub_labels._ASSIGN_VALUE.match(first + rest) is None
 
 
-@pytest.mark.parametrize("text", [
-    'sb.append("MasterUserPassword: " + getMasterUserPassword() + ",");',
-    '"//localhost:1337/:_password = "+new Buffer("feast").toString("base64")',
-    "echo 'password = '.$p['config']['daemon_password'].\"\\n\";",
-    'usernameLabel:"Username or email:",passwordLabel:"Password:",rememberMeLabel:"Remember me:"',
-])
-def test_code_between_two_string_literals_is_not_a_password(text):
-    # the label sits at the end of one literal; what follows its closing quote is code
-    assert scrub(text) == text
 
 
-@pytest.mark.parametrize("text", [
-    "define wget::authfetch($source,$destination,$user,$password=\"\",$timeout=\"0\",$verbose=false) {",
-    "USERNAME=donjuan\nPASSWORD=$($(dirname $0)/../bin/get-django-setting LOCAL_DATABASE_PASSWORD)",
-    'text << "Password=#{password}, "',
-])
-def test_code_after_a_password_word_is_not_a_prose_password(text):
-    assert scrub(text) == text
 
 
 def test_a_password_after_a_closing_quote_is_still_redacted():
@@ -886,14 +364,6 @@ def test_a_password_after_a_closing_quote_is_still_redacted():
         assert pw not in scrub(text)
 
 
-@pytest.mark.parametrize("text", [
-    '<?php\n  \\$user = \\$_POST[\\"username\\"];\n  \\$pwd = \\$_POST[\\"password\\"];\n?>',
-    '"password": "&lt;YOURPASSWORD&gt;"',
-    'this.addPassword = "#add-password";',
-    "$('.password-field').val(''); var passwordSel = '.login-password-input';",
-])
-def test_escaped_variables_html_escaped_placeholders_and_selectors_are_not_passwords(text):
-    assert scrub(text) == text
 
 
 def test_a_password_starting_with_a_hash_or_backslash_is_still_redacted():
@@ -944,13 +414,6 @@ def test_a_service_name_fused_before_apikey_is_still_an_api_key_label():
     assert scrub("monkey = banana_split_recipe_v2") == "monkey = banana_split_recipe_v2"
 
 
-@pytest.mark.parametrize("text", [
-    'my_password = "fakesecret"',
-    'cloud-iam-key:=afakekey',
-    'theapikey = @"somefakekey"',
-])
-def test_a_value_that_says_it_is_fake_is_a_placeholder(text):
-    assert scrub(text) == text
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1010,59 +473,12 @@ def _world_cases():
     }
 
 
-@pytest.mark.parametrize("text", [
-    'password = newPassword',  # camelCase names are variables, even without a digit
-    "api_key: myAPIKeyForProdEnv",
-    "$pw = Read-Host -AsSecureString",  # a PowerShell call, not a value
-    "$cred = Get-Credential",
-    "password=%DB_PASSWORD%",  # Windows and TeamCity variables, Python formats
-    "password=%env.DB_PASSWORD%",
-    'password = "%(password)s"',
-    "ldapsearch -x -H ldap://localhost -b dc=example -w",  # -w with nothing after it
-    "grep -w password notes.txt",  # -w outside an LDAP command is another flag
-    "echo 'hello' | wc -l",
-    "a senha é obrigatória",  # the word alone, in a sentence
-])
-def test_names_calls_and_variables_in_the_new_places_stay(text):
-    assert scrub(text) == text
 
 
 # ------------------------------------------------------------------------------------------------
 # issue 15, continued: classes of false positives found in software documentation (Node.js, pip,
 # nettle, systemd) read as a user would ingest it
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", [
-    "gpg --keyserver hkps://keys.openpgp.org --recv-keys " + r(HEX, 40).upper(),  # public key ids
-    "gpg --recv-keys 0x" + r(HEX, 16).upper(),
-    "git config --global user.signingkey " + r(HEX, 16).upper(),
-    "git config --global user.signingkey " + r(HEX, 40).upper(),
-    "* **A Releaser** <<someone@keybase.io>>\n  `" + r(HEX, 40).upper() + "`",
-    "const myURL = new URL('https://abc:xyz@example.com');",  # a host kept for examples
-    "const password = 'Password used to generate key';",  # words that say what goes there
-    "passphrase: 'top secret',",
-    "// Encrypted with same algorithm, key and iv.\nconst encrypted =\n  '" + r(HEX, 64) + "';",
-    "pubkey: <Buffer 04 a1>,\n  serialNumber: '" + r(HEX, 32).upper() + "',",
-    "- **build,win**: pass --debug-nghttp2 to configure",  # 'pass' the verb
-    "- **http2**: pass session to DEBUG\\_HTTP2SESSION2 (Daniel)",
-    "In most cases it is OK to simply pass `v8::Isolate::GetCurrent()`, e.g.",
-    "passing an empty password and/or salt to crypto.pbkdf2() would cause a fatal error",
-    "crypto.pbkdf2(password, salt, iterations, keylen, digest, callback)#",
-    "encrypted with the given cipher and passphrase using PKCS#5 v2.0 password based encryption",
-    "the secret: https://en.wikipedia.org/wiki/Diffie%E2%80%93Hellman_key_exchange",  # percent-encoded
-    'please add them to the "hosts:",\n        "passwd:" and "group:" lines of /etc/nsswitch.conf',
-    "Default key size, 32.\nFunction: void camellia128_set_encrypt_key (struct camellia128_ctx *ctx)",
-    "'other-sensitive-header': 'very secret data',\n  [http2.sensitiveHeaders]: ['cookie']",
-    "passphrase: &#x3C;string>]}",
-    "  cvs://:pserver:anoncvs@sources.redhat.com:/cvs/src",  # a protocol and a user, no password
-    "  wchar_t *password, *protocol, *host, *path, target[1024];",  # C, not prose
-    '  else if (!strcmp(buf, "password"))\n   password = utf8_to_utf16_dup(value);',
-    "interactive password provision?  (file? command-line? env. variable?)",
-    "secret flags are set via v8.setFlagsFromString(flags)",
-    "/* store the encrypted session key */\nnode = xmlSecTmplKeyInfoAddEncryptedKey(keyInfo,\n    xmlSecTransformRsaPkcs1Id,",
-    "<KeyInfo/>\n<CipherData>\n<CipherValue>" + r(B64, 32) + "</CipherValue>",
-])
-def test_documentation_shapes_are_left_alone(text):
-    assert scrub(text) == text
 
 
 def test_the_same_places_still_redact_what_is_a_secret():
@@ -1079,39 +495,6 @@ def test_the_same_places_still_redact_what_is_a_secret():
 # ------------------------------------------------------------------------------------------------
 # issue 15, continued: source code (Python's standard library and packages) is left alone
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", [
-    "    def read(self, name, pwd=None):\n        return self.open(name, 'r', pwd)\n"
-    "    def extract(self, member, path=None, pwd=None):\n",  # not 'None):', nor everywhere
-    "        sig = \"from %d to %d\" % (atleast, len(args))",  # a format string
-    "        2 GiB, pass force_zip64 to use the ZIP64 format",
-    "            pw = pw[:-1]",
-    "            password = auth[0]",
-    "            self.password = config['password']\n            self.realm = config['realm']",
-    "            self.username, self.password = credentials",
-    "            passwd = passwd + 'anonymous@'",  # FTP's documented anonymous password
-    "        :param password: Unicode password.\n        :param client: Client object.",
-    '        print(f"password={password!r}")',
-    '                        creds = " --username=" + auth',
-    "def _looks_like_msys2_mingw_scheme() -> bool:",
-    "PRIVATE_KEY_TYPES = typing.Union[\n    ed25519.Ed25519PrivateKey,\n    x25519.X25519PrivateKey,\n]",
-    "    password = models.CharField(max_length=128)",
-    "            binary_stdout.write('password={0}'.format(signature))",
-    "    def export(self, password: Unused = False) -> bytes: ...",
-    '          "NextToken": "' + r(LOWER_ALNUM, 36) + '",',  # paging cursors and request ids
-    "nextPageToken: " + r(ALNUM, 32),
-    '    "AmazonRoute53AutoNamingFullAccess": "arn:aws:iam::aws:policy/AmazonRoute53AutoNamingFullAccess",',
-    "# the secret key lexers\n__all__ = ['Inform6Lexer', 'Inform6TemplateLexer', 'Inform7Lexer']",
-    "# token styles\n    'Terminal256Formatter': ('pygments.formatters.terminal256', 'Terminal256'),",
-    "yaml/representer.py,sha256=IuNWk_Bv0UtZ7rbyEJSLnJlMKqpIgr3yUHp4KU5wJD0,14190",  # a wheel's RECORD
-    "    >>> _encode_auth('username%3Apassword')\n    'dXNlcm5hbWU6cGFzc3dvcmQ='",
-    "    const noCreds = !(creds.token || creds.username)",
-    "    log.info('token', `removing ${toRemove.length} tokens`)",
-    "libpub.unpublish('lodash', { token: 'i-am-a-token'})",
-    "await libpub.unpublish('lodash', { token: 'i-am-the-worst'})",  # a slug, one case, no digit
-    "exports.SOCKS5_CUSTOM_AUTH_END = SOCKS5_CUSTOM_AUTH_END;",
-])
-def test_source_code_is_left_alone(text):
-    assert scrub(text) == text
 
 
 def test_names_and_words_are_never_redacted_everywhere():
@@ -1134,23 +517,6 @@ def test_a_public_key_is_left_alone_and_a_private_one_is_not():
     assert private not in scrub(f'signing key: "{private}"')
 
 
-@pytest.mark.parametrize("text", [
-    '"AllowCredentials": "Boolean indicating whether request is allowed to contain credentials."',
-    "the part of the event to pass.  *Type*: String  *Required*: No",  # a sentence ends on 'pass.'
-    "**To set a user password as an administrator**",  # Markdown bold
-    "**To force a password change**",
-    "aws cognito-idp admin-set-user-password --username diego --password MyExamplePassword1!",
-    '"lastModifiedSecret": 1596573346.171,',  # a time
-    '"RequestToken": "' + str(__import__("uuid").UUID(int=_rng.getrandbits(128))) + '",',
-    'aws cloudformation describe-publisher\n"PublisherId": "' + r(HEX, 40) + '",',  # hex is not an AWS key
-    "        self._retrieve_k8s_aws_id(sts) # the token",
-    "        if self.credentials.token is not None:\n            fields['X-Amz-S3session-Token'] = self.credentials.token",
-    '    "Query": {\n      "input_token": "ExclusiveStartKey",\n      "output_token": "LastEvaluatedKey",',
-    "    ACCESS_KEY = 'aws_access_key_id'\n    SECRET_KEY = 'aws_secret_access_key'",
-    '            "DkimTokens": [\n                "EXAMPLEq76owjnks3lnluwg65scbemvhw",',
-])
-def test_aws_cli_examples_and_documentation_json_are_left_alone(text):
-    assert scrub(text) == text
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1208,63 +574,18 @@ def _vendor_cases():
     return {name: (f"pasted from the console:\n{tok}\n", [tok]) for name, tok in tokens.items()}
 
 
-@pytest.mark.parametrize("text", [
-    "see the API-REFERENCE-GUIDE-FOR-DEVELOPERS page",
-    "pathologically_long_identifier_name = 3",
-])
-def test_words_that_open_like_a_vendor_prefix_stay(text):
-    assert scrub(text) == text
 
 
-@pytest.mark.parametrize("text", [
-    'variable "region" {\n  default = "eu-west-1"\n}\nvariable "db_password" {\n  sensitive = true\n}',
-    'variable "db_password" {\n  default = "${var.vault_password}"\n}',
-    'variable "instance_type" {\n  sensitive = false\n  default = "t3.medium"\n}',
-    'date_pat = "\\d{4}-\\d{2}-\\d{2}"',
-    "ADO_PAT: ${{ secrets.ADO_PAT }}",
-    "SENTRY_DSN=https://" + r(HEX, 32) + "@o4504.ingest.sentry.io/4504",  # a DSN's public key
-    "git clone https://x-access-token@github.com/acme/app.git",
-    "login page: GET / POST2, then the redirect",  # not a user and a password
-    "test user: demo / demo1234",  # a demo account's documented login
-    "    out.write('username={0}\\n'.format(username))\n    out.write('password={0}\\n'.format(signature))",
-    "def f(\n    client_certificate_password: Callable[[], str] | None,\n    func: Callable[[Handler], None],\n) -> None: ...",
-    "user account settings: see the docs / Chapter12",
-])
-def test_config_references_patterns_and_public_keys_stay(text):
-    assert scrub(text) == text
 
 
-@pytest.mark.parametrize("text", [
-    "CA_B64=" + base64.b64encode(("-----BEGIN CERTIFICATE-----\n" + r(B64, 64) + "\n").encode()).decode(),
-    "username: '', password: '', host: 'localhost', hostname: 'localhost'",
-    "passphrase: 'sample',",
-    'the password is "required"',
-    'the password field is "hidden" by default',
-    "PWD: '/Users/maciej', HOME: '/Users/maciej', LOGNAME: 'maciej'",
-    "  put '/forgot-password' => \"cms/sites/passwords#update\", as: 'update_password'",
-    '"/en/authentication/creating-a-strong-password":"/en/enterprise-server@3.0/auth"',
-    "- echo 'export DATABASE_PASSWORD=\"'$PRECOMPILE_PASSWORD'\"' >> .env",
-    '<add key="ConnectionString_B2B" value="Server=db;Database=B2B;Integrated Security=True" />',
-    'export AUTH0_CLIENT_ID="' + r(ALNUM, 32) + '"',
-])
-def test_nosey_parker_negatives_and_neighbours_stay(text):
-    assert scrub(text) == text
 
 
 # ------------------------------------------------------------------------------------------------
 # every recall class above (scanner fixtures, service labels, other languages and shells, Nosey
 # Parker's shapes) through one test
 # ------------------------------------------------------------------------------------------------
-SCANNER_CASES = {**_recall_cases(), **_service_cases(), **_world_cases(), **_nosey_cases(), **_config_cases(),
-                 **_vendor_cases()}
 
 
-@pytest.mark.parametrize("name", sorted(SCANNER_CASES))
-def test_scanner_fixture_classes_and_short_shapes_are_caught(name):
-    text, secrets = SCANNER_CASES[name]
-    out = scrub(text)
-    for secret in secrets:
-        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1272,267 +593,18 @@ def test_scanner_fixture_classes_and_short_shapes_are_caught(name):
 # ------------------------------------------------------------------------------------------------
 _TOKEN = r(ALNUM, 32)
 _HEX64 = r(HEX, 64)
-MACHINE_NEGATIVES = {
-    # a secret word that opens another name is no context: KeyError, keyDetails, a hasher, a spec
-    "context-word-opens-a-name": f"except KeyError:\n    return {_TOKEN}",
-    "context-word-camel-name": f"keyDetails === {_TOKEN}",
-    "context-word-class-name": f"a tokenizer splits {_TOKEN}",
-    "context-word-snake-name": f"elif key_spec == {_TOKEN}:",
-    # names in code: a module's attribute, a call, a dotted return type, a generic shape made of words
-    "module-attribute": "isinstance(key, (ed25519.Ed25519PrivateKey, ed25519.Ed25519PublicKey))",
-    "module-attribute-type": "    Key: _win32typing.PyPROPERTYKEY, riid: _win32typing.PyIID, /",
-    "called-name": 'the key:\n    DRAFT201909.optional_cases_of(name="anchor"),',
-    "called-macro": "    PyObject *key, PyObject* value)\n{\n    Proxy__ENSURE_WRAPPED_OR_RETURN_MINUS1(self);",
-    "dotted-return-type": "def pathing_grid(self, token) -> s2clientprotocol.common_pb2.ImageData:",
-    "generic-shape-of-words": "int convert_datetime64_to_datetimestruct "
-                              '"NpyDatetime_ConvertDatetime64ToDatetimeStruct" (',
-    # a type or a setting that a label without a secret word holds too
-    "type-annotation-shared": "def scrypt(password: ReadableBuffer, *, salt: ReadableBuffer, n: int) -> bytes: ...",
-    "stub-attribute-shared": "class URL:\n    scheme: Incomplete\n    username: Incomplete\n    password: Incomplete\n",
-    "mapping-shared": "FILTERS = {\n    'pass': 'bandpass',\n    'bp': 'bandpass',\n}",
-    # code values: a cast, a sum of names, a generated name, a regular expression, an expression
-    "cast-value": "  __pyx_v_bytes_key = ((PyObject*)__pyx_t_3);\n  __pyx_t_3 = 0;",
-    "sum-of-names": "PyObject *key = NULL;\n__pyx_t_1 = __Pyx_PyObject_FastCall(f, __pyx_callargs+__pyx_t_4, 2);",
-    "generated-name": "__pyx_n_u_keys, __pyx_mstate->__pyx_kp_b_iso88591_A_t9A, tuple_dedup_map);",
-    "regex-class-value": 'region = re.sub(r".*Credential=[^/]+/[^/]+/([^/]+)/.*", r"\\1", auth)',
-    "prose-word-in-expression": "    pw = Piecewise((1, And(1 <= n, n <= nmax)), (0, True))",
-    "prose-word-in-regex": 'password_regex: str = "(?i)(?:password:)|(?:passphrase for key)",',
-    "prose-emphasis": "You can pass *codec_errors* to control how errors in decoding are handled.",
-    "authorization-variable": "self._expected_authorization = expected_authorization",
-    "authorization-header-names": '_SIGNING_HEADERS = ("authorization", "x-amz-content-sha256", "x-amz-date")',
-    "call-keyword-argument": 'password = click.prompt("Password", hide_input=True)',
-    "one-case-name-of-words": '"Resources": [\n "token-vault",\n "oauth2credentialprovider"\n]',
-    # labels and their values: a quoted key, a value spelling its label, a document's name, a path
-    "quoted-id-label": '"Key": "a.txt",\n"Owner": {\n  "ID": "' + r(HEX, 64) + '",\n  "DisplayName": "webfile"\n}',
-    "value-spells-label": '    "utf_8_sig": "UTF-8-SIG",\n    AttributeOID.CHALLENGE_PASSWORD: "challengePassword",',
-    "value-names-the-field": "    ACCESS_KEY = 'AWSAccessKeyId'\n    SECRET_KEY = 'AWSSecretKey'",
-    "value-is-a-reference": "      'opaquelocktoken': 'RFC 2518',",
-    "value-is-a-setting-name": "EMRFS_CSE_KMS_KEY_ID_KEY = 'fs.s3.cse.kms.keyId'",
-    "value-is-a-credential-scope": "Authorization: AWS4-HMAC-SHA256 Credential=mock_access_key/20220524/us-east-1/"
-                                   "cognito-idp/aws4_request, SignedHeaders=host",
-    "prose-default-password": "user = User(username='scolvin', password='password1')",
-    # ids and encoded text: a request id, a GUID cut by a line break, words in hex or base64
-    "request-id": "the API key worked; request id: req_" + r(HEX, 32),
-    "guid-cut-by-a-line-break": '// the key is concatenated with "258EAFA5-\n//    E914-47DA-95CA-C5AB0DC85B11"',
-    # a cloud's command-line manual: option values and fields named ids, cursors, locks and
-    # idempotency tokens, object keys, a resource id, a sample in capitals, a document's name
-    "option-named-id": "aws s3api list-parts --bucket b --key multipart/01 --upload-id " + r(ALNUM, 70)
-                       + "\naws cognito-idp forgot-password --client-id " + r(LOWER_ALNUM, 26) + " --username jane",
-    "option-change-token": "aws waf update-ip-set --ip-set-id " + r(HEX, 8) + " --change-token " + r(HEX, 7) + "-"
-                           + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 12),
-    "field-named-id": '"JobRunId": "jr_' + r(HEX, 64) + '"',
-    "id-field-in-aws-output": 'aws cloudformation describe-publisher\n{\n    "PublisherId": "' + r(ALNUM, 40) + '"\n}',
-    "lock-and-client-tokens": '"LockToken":"' + _uuid() + '",\n"ClientToken": "' + _uuid()
-                              + '",\n"nextForwardToken": "f/' + r(string.digits, 56) + '"',
-    "object-keys": '"S3Key": "867139942017-PHIDetection-' + r(HEX, 32) + '"\n{"bucket": "b", "key": "'
-                   + _uuid() + '"}\naws s3api put-object --bucket b --key my-dir/big-video-file.mp4',
-    "id-spelling-its-label": '"ExportToken": "export-token-' + r(LOWER_ALNUM, 14) + '"',
-    "resource-id-near-key": "removes the tag with the key ``Network`` from the device ``device-" + r(HEX, 17) + "``",
-    "sample-in-capitals": '"SessionToken": "AQoEXAMPLEH4aoAH0gNCAPy' + r(B64, 200) + '"',
-    "document-name-with-prefix": '"TaskArn": "AWS-DisableS3BucketPublicReadWrite"',
-    "echo-into-a-script-not-sudo": "\t\t  echo 'q^Mq' | vim -e -s -c debuggreedy -c 'breakadd file script.vim' -S script.vim",
-    "constant-name-near-key": "See private key [docs][3].\n    -   `OAUTH2CLIENT_TEST_P12_KEY_PATH`: The path to a key",
-    # code and manuals: a call, markup and **kwargs after "password", an option after a rejected
-    # value, a field's description, a variable used elsewhere, a stand-in named after its label,
-    # an element, words then a UUID, a page token in prose, byte escapes, a path of ids and words
-    "call-after-password": "class SHA224Password(Password):\n    hashfunc = hashlib.sha224\n\npassword = SHA224Password()",
-    "markup-after-password": "exclude these characters from the password: <code>! \" # $ % &amp; </code>.",
-    "kwargs-after-password": "r = _computeDigestResponse(auth_map, password, method = 'GET', A1 = None,**kwargs)",
-    "option-after-a-placeholder": "$ cmd P --oracle-password=fakepassword --oracle-username=fakeuser "
-                                  "--display-name=my-profile --oracle-hostname=35.188.150.50 --oracle-port=1521",
-    "field-description": "  Fields:\n    password: Required. The password of the user.",
-    "variable-used-elsewhere": "            username, password = ident.split(':', 1)\n        else:\n            password = ident",
-    "stand-in-named-after-label": 'credentials = StaticCredentials(token="token123")\napi_key = "apikey1"',
-    "google-p12-default": "GOOGLE_OAUTH2_DEFAULT_FILE_PASSWORD = 'notasecret'",
-    "element-named-for-an-id": "<status>fulfilled</status>\n<clientToken>token-f5b56c05-09b0-4d17-8d8c-c75d8a67b806</clientToken>",
-    "words-then-uuid": "the same token in the following format: <code>Console-CreateStack-7f59c3cf-00d2-40c7-b2ff-e75db0987002</code>",
-    "page-token-in-prose": "    Items remaining: 0\n    Next page token: " + r(ALNUM, 25),
-    "byte-escapes-near-token": '\\x12\\x12\\n\\npage_token\\x18\\x03 \\x01(\\t\\"m\\n\\x1bListServiceAccountsResponse',
-    "path-of-ids-and-words": 'tag key, for example "123456789012/environment" : "production",\n "123456789013/costCenter"',
-    "dotted-key-function": "return sorted(have_required, key=usage_text.GetArgSortKey)[0]",
-    "help-tag-after-label": "CHANGING USERID AND PASSWORD\t\t*netrw-chgup* *netrw-userpass*",
-    "hex-of-words": '["50755454592d55736572", 0, ".ppk", "", "PuTTY User Key File"],\n["'
-                    + b"<<< Sun xVM VirtualBox Disk Image >>>".hex() + '", 0, ".vdi"],',
-    "base64-of-words": "# secret token\n - " + base64.b64encode(b"some unknown data").decode() + " SigV4",
-    "base64-of-a-placeholder": "  auth: '" + base64.b64encode(b"isaacs:not my real password").decode() + "',\n"
-                               "  password: '" + base64.b64encode(b"not my real password").decode() + "',",
-    "public-key-token": 'processorArchitecture="*" publicKeyToken="' + r(HEX, 16) + '"',
-    # types and variables in code after a label, a mapping's key, a percent-encoded placeholder
-    "type-union": "    transport: Transport\n    key: X25519PrivateKey | None\n",
-    "type-parameter": "        private_key: PKCS7PrivateKeyTypes,\n        hash_algorithm: PKCS7HashTypes,",
-    "type-default": "    password: FilterOrBool = False,",
-    "type-forward-reference": '    private_key: "_RSAPrivateKey",\n    data: bytes,',
-    "variable-in-a-sum": "kw = dict(sig=p0_type_char + (len(p)-1)*'d' + '->d')",
-    "nested-list-value": "    key = [[i.n(2).as_real_imag()[0] for i in r.as_real_imag()] for r in roots]",
-    "prose-arrow-to-a-type": "def PFXImportCertStore(PFX, Password, Flags) -> _win32typing.PyCERTSTORE: ...",
-    "mapping-key": '      "input_token": "nextToken",\n    },\n    "ListPrincipalThingsV2": {',
-    "percent-encoded-placeholder": 'url = httpx.URL("HTTPS://jo%40email.com:a%20secret@m\u00fcller.de:1234/pa%20th")',
-    # a call's bare constant, an SSH key type after a weak vendor prefix, a manual page's markup
-    "call-constant-argument": "      ctx->key = EC_KEY_new_by_curve_name (NID_X9_62_prime256v1);",
-    "ssh-key-type": "HostKeyAlgorithms sk-ssh-ed25519-cert-v01@openssh.com,sk-ecdsa-sha2-nistp256-cert-v01@openssh.com",
-    "roff-markup": ".RS 4\nNever issue a password prompt\\&. If the server requires password authentication",
-    # manual pages: escaped flags and font changes; unzip's -p pipes; a DNSSEC public key
-    "roff-flag-value": '\\-\\-page\\-size=3 \\-\\-page\\-token=\\-\\-token\\-format=full \\-\\-password=my\\-username',
-    "roff-font-path": "the key moves \\fBarch/i386/Makefile\\fR to \\fBarch/x86/Makefile\\fR",
-    "unzip-pipe": "unzip \\-p articles paper1.dvi | dvips\nunzip -p backup.zip notes.txt",
-    "dnskey-record": ". IN DNSKEY 257 3 8 " + r(B64, 120),
-    # C, C++, Perl: versions and hex numbers after a label, member paths, sums, macro names
-    "version-after-a-label": "            'Test2::Event::Pass'    => '1.302103',\n"
-                             "            'Test2::Event::Plan'    => '1.302103',",
-    "hex-number-after-a-label": "use constant ZIP_LOCAL_HDR_SIG                 => 0x04034b50;",
-    "member-path-call": "    my $pwd  = CPAN::anycwd();\n    Pass *ResultPass = Resolver->getAnalysisIfAvailable(PI);",
-    "member-path-enum": "  MemDeallocPolicy MDP = MemDeallocPolicy::Standard;\n  _M_token = __it->second;",
-    "value-spells-label-with-dash": " * @GNUTLS_KX_DHE_PSK: DHE-PSK key-exchange algorithm.",
-    "sum-of-a-name-and-a-number": "/* the key */\n#define V4L2_CID_ZOOM_ABSOLUTE   (V4L2_CID_CAMERA_CLASS_BASE+13)",
-    "declared-type-name": "/* a bag of secrets */\nstruct SEC_PKCS12SecretBagStr {\n    PLArenaPool *poolp;",
-    "macro-name": '#define PEM_STRING_SM2PRIVATEKEY "SM2 PRIVATE KEY"\n#define PEM_STRING_SM2PARAMETERS "SM2 PARAMETERS"',
-    "sops-ciphertext": "password: ENC[AES256_GCM,data:p673w==,iv:YY=,aad:UQ=,tag:A=]",
-    # a secret flag's spec of fields names the secret; OpenSSL's ciphertext shown as an example
-    "secret-flag-spec": "docker run --secret id=npm_token_2024,src=$HOME/.npmrc node:20",
-    "openssl-ciphertext": "$ echo -n 'hello' | openssl enc -aes-256-cbc -a -salt -pass pass:$KEY\n"
-                          + base64.b64encode(b"Salted__" + bytes(_rng.randrange(256) for _ in range(24))).decode(),
-}
 _UUIDS = [_uuid(), _uuid()]
 _LOWER_TOKEN = r(LOWER_ALNUM, 60)
-MACHINE_POSITIVES = {
-    # ... while a word that ends its name, or a name that is a secret's label, still counts
-    "context-word-ends-name": (f"the api_tokens: [{_TOKEN}]", [_TOKEN]),
-    "context-word-versioned": (f"GITHUB_TOKEN_V2 {_TOKEN}", [_TOKEN]),
-    "context-word-in-a-path": (f"<com.example.credentials.Impl>\n  <id>{{{_TOKEN}}}</id>", [_TOKEN]),
-    "context-word-label-name": (f"secret_key_base {_TOKEN}", [_TOKEN]),
-    "random-dotted-after-label": (f"auth token: {_TOKEN[:10]}.{_TOKEN[10:]}, next", [_TOKEN[10:]]),
-    "token-after-arrow-in-prose": (f"rotated the token -> {_TOKEN}", [_TOKEN]),
-    "generic-prefixed-random": (f"the build uses acme_{_TOKEN}", [_TOKEN]),
-    # ... and beside those ids: a UUID key of a service, in a URL's query, a prefix named as the label
-    "uuid-api-key": (f"HEROKU_API_KEY={_UUIDS[0]}\ncurl 'https://api.x.io/v1?key={_UUIDS[1]}'", _UUIDS),
-    "vendor-prefix-is-the-label": (f'DNKEY_TOKEN = "dnkey-{_LOWER_TOKEN}"', [_LOWER_TOKEN]),
-    "option-token": ("gh auth login --token " + _TOKEN, [_TOKEN]),
-    "holder-element": (f"App token in XML: <token><version>1</version><data>{_TOKEN}</data></token>", [_TOKEN]),
-    "spaced-api-token": (f"API token: {_TOKEN}\n<apiKey>{_TOKEN[::-1]}</apiKey>", [_TOKEN, _TOKEN[::-1]]),
-    "password-confirmed": ("password: Vinter2026!x\npassword_confirmation: Vinter2026!x", ["Vinter2026!x"]),
-    "password-with-parentheses": ("the wifi password is Welcome(2024)", ["Welcome(2024"]),
-    "call-literal-argument": ("define('DB_PASSWORD', 'Vinter2026!x');", ["Vinter2026!x"]),
-    "authorization-without-scheme": (f"Authorization: {_TOKEN}", [_TOKEN]),
-    "quoted-fused-label": (f'  "querykey": "NRIQ-{_TOKEN}",', [_TOKEN]),
-    "value-holds-a-word-and-digits": ('<add key="ClearTextPassword" value="TestSourcePassword1" />',
-                                      ["TestSourcePassword1"]),
-    "token-beside-a-secret-word": (f'"token": "{_TOKEN}"', [_TOKEN]),
-    "base64-of-a-word": ("kind: Secret\ndata:\n  # base64 encoded password\n  key: "
-                         + base64.b64encode(b"mypassword").decode(), [base64.b64encode(b"mypassword").decode()]),
-    "base64-of-a-password": ("password: " + base64.b64encode(b"Vinter2026!x").decode(),
-                             [base64.b64encode(b"Vinter2026!x").decode()]),
-    "stripe-like-secret-id": (f"the secret is sess_{_TOKEN}", [_TOKEN]),
-    "password-before-a-comma": ("password: SuperSecret2024,\n", ["SuperSecret2024"]),
-    "password-in-a-table": ("| password: Sommer2024 | prod |", ["Sommer2024"]),
-    "percent-encoded-password": ("https://user:he%2F%2Fo9Xq@pypi.company.com/simple", ["he%2F%2Fo9Xq"]),
-    "call-literal-in-prose": (f"the token ({_TOKEN[:12]}_{_TOKEN[12:]})", [_TOKEN[12:]]),
-    "openai-project-key": (f"OPENAI_API_KEY=sk-proj-{_TOKEN}", [_TOKEN]),
-    "windows-path-password": ("psexec -u DOMAIN\\admin -p Vinter2026!x\\fx166 cmd", ["Vinter2026!x"]),
-    "password-flag-with-equals": ("mysql --password id=Vinter2026x", ["id=Vinter2026x"]),
-    "secret-flag-value": ("vault write --secret Vinter2026!x", ["Vinter2026!x"]),
-    "zip-password": ("zip -P Vinter2026!x backup.zip notes.txt\nsshpass -p Vinter2026!y ssh host",
-                     ["Vinter2026!y"]),
-    "ethereum-private-key": (f"private_key: 0x{_HEX64}", [_HEX64]),
-    "version-like-password": ("password: 1.302103abc", ["1.302103abc"]),
-    "long-base64-sentence-head": ("secret: " + base64.b64encode(b"a b c " + bytes(range(256)) * 4).decode(),
-                                  [base64.b64encode(b"a b c " + bytes(range(256)) * 4).decode()[200:260]]),
-    "quoted-value-beside-a-secret-word": (f'"arn": "arn:aws:ivs:us-west-2:123456789012:stream-key/abc",\n'
-                                          f'"value": "sk_us-west-2_{_TOKEN}"', [_TOKEN]),
-    "value-holding-its-label": (f'SECRET_KEY = "secret_key={_TOKEN}"', [_TOKEN]),
-    "password-held-far-away": ("password: Vinter2026!x\n" + "filler line\n" * 500 + "user: Vinter2026!x",
-                               ["Vinter2026!x"]),
-}
 
 
-@pytest.mark.parametrize("name", sorted(MACHINE_NEGATIVES))
-def test_real_text_on_this_machine_is_left_alone(name):
-    text = MACHINE_NEGATIVES[name]
-    assert scrub(text) == text
 
 
-@pytest.mark.parametrize("name", sorted(MACHINE_POSITIVES))
-def test_the_secrets_beside_those_classes_are_still_redacted(name):
-    text, secrets = MACHINE_POSITIVES[name]
-    out = scrub(text)
-    for secret in secrets:
-        assert not leaked(secret, out, text), f"leaked {secret[:6]}… in {out!r}"
 
 
 # ------------------------------------------------------------------------------------------------
 # personal notes: passwords of small letters alone, one opening with a brace, logins written as
 # user / password, labels in Markdown emphasis, and password columns of tables and CSV exports
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text,secret", [
-    ("gmail app password: vkbq pmzt hxle wryd", "vkbq pmzt hxle wryd"),
-    ("App password for Thunderbird: vkbq pmzt hxle wryd", "vkbq pmzt hxle wryd"),
-    ("Google app password - vkbq pmzt hxle wryd", "vkbq pmzt hxle wryd"),
-    ("App-specific password: vkbqpmzthxlewryd", "vkbqpmzthxlewryd"),
-    ("EMAIL_HOST_PASSWORD = 'vkbqpmzthxlewryd'", "vkbqpmzthxlewryd"),
-    ('token: "qmzvtrxkplwhdnbgsfyc"', "qmzvtrxkplwhdnbgsfyc"),
-    ("password: {x9Fq2LmZ7", "{x9Fq2LmZ7"),
-    ("password: '{x9Fq2LmZ7'", "{x9Fq2LmZ7"),
-    ("my bank login is ola.nordmann / Fjord2024", "Fjord2024"),  # a login pair without a colon
-    ("Netflix: ola@example.com / Solsikke88", "Solsikke88"),  # an e-mail address is the user
-    ("- **Password**: Hytta2024", "Hytta2024"),  # a label in Markdown emphasis or code
-    ("**Password:** Hytta2024", "Hytta2024"),
-    ("`password`: Hytta2024", "Hytta2024"),
-    ("**Password** Hytta2024", "Hytta2024"),
-    ("Password — Hytta2024", "Hytta2024"),  # a dash between the word and the password
-    ("wifi passord – Tyttebaer17", "Tyttebaer17"),
-    ('var password = @"Zq8xLm2pWv";', "Zq8xLm2pWv"),  # C# and Objective-C strings
-    ('NSString *password = @"Zq8xLm2pWv";', "Zq8xLm2pWv"),
-    ('os.environ["DB_PASSWORD"] = "Zq8xLm2pWv"', "Zq8xLm2pWv"),  # a label closing a subscript
-    ("$_ENV['DB_PASS'] = 'Zq8xLm2pWv';", "Zq8xLm2pWv"),
-    ("password: !!str Zq8xLm2pWv", "Zq8xLm2pWv"),  # a YAML type tag before the value
-    ('<entry key="password">Zq8xLm2pWv</entry>', "Zq8xLm2pWv"),  # an element named by its key
-    ('<string name="api_key">Zq8xLm2pWvx9Q2w</string>', "Zq8xLm2pWvx9Q2w"),
-    ("| Service | User | Password |\n|---|---|---|\n| NAS | admin | Hytta2024 |\n", "Hytta2024"),
-    ("| Tjeneste | Passord |\n|:--|--:|\n| Ruter | `Fjell!99x` |\n", "Fjell!99x"),
-    ("Service | Password\n--- | ---\nNAS | Hytta2024\n", "Hytta2024"),
-    ("name,url,username,password\nNAS,http://nas,admin,Hytta2024\n", "Hytta2024"),  # a browser's export
-    ('"Group","Title","Username","Password","URL","Notes"\n"Root","NAS","admin","Hytta,2024x","http://nas",""\n',
-     "Hytta,2024x"),
-    ("folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n"
-     ",,login,NAS,,,0,http://nas,admin,Hytta2024,\n", "Hytta2024"),
-    ("Wifi password:\nHytta2024\n", "Hytta2024"),  # the value alone on the line below its title
-    ("**Password**\nHytta2024", "Hytta2024"),
-    ("- **Password:**\n  `Fjell!99x`\n", "Fjell!99x"),
-    ("## Router admin password:\r\n    Fjell!99x\r\n", "Fjell!99x"),
-    ("api token:\nAbc123xyzQwe\n", "Abc123xyzQwe"),
-    ("wifi password: Blaabaer2023", "Blaabaer2023"),  # doubled letters and a year are not filler
-    ("password='1qay@WXS????'", "1qay@WXS????"),  # nor is a walk along the keyboard
-    ("mailgun_token: 65ed7095ace4a6654adb8309177339ab-00001111-22223333",
-     "65ed7095ace4a6654adb8309177339ab-00001111-22223333"),
-    ('if password == "Zq8xLm2pWv":', "Zq8xLm2pWv"),  # a password compared with a literal is written down
-    ('if form["password"] == "Zq8xLm2pWv":', "Zq8xLm2pWv"),
-    ("if (user.password === 'Hunter2xyz') {", "Hunter2xyz"),
-    ('if apiKey != "RxLVnOlvj3#V4bh4RBwOd" {', "RxLVnOlvj3#V4bh4RBwOd"),
-    ('if ("Zr8qLm2Wx7Kp" == password) {', "Zr8qLm2Wx7Kp"),  # the literal on the left (Yoda style)
-    ('if (!"Zr8qLm2Wx7Kp".equals(password)) return false;', "Zr8qLm2Wx7Kp"),
-    ("git clone https://9f8e7d6c5b4a39281706f5e4d3c2b1a098765432:x-oauth-basic@github.com/o/r.git",
-     "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"),  # GitHub's token as the URL's user
-    ("API key: Qm7vX2pLz9Kw", "Qm7vX2pLz9Kw"),  # a key named by the word before it, written apart
-    ("WPA2 key: hunter22", "hunter22"),  # a Wi-Fi network's key is its password
-    ("Wi-Fi key: Qm7vX2pLz9Kw", "Qm7vX2pLz9Kw"),
-    ("network key: Qm7vX2pLz9Kw", "Qm7vX2pLz9Kw"),
-    ('requests.get(url, auth=("admin", "Qm7vX2pLz9Kw"))', "Qm7vX2pLz9Kw"),  # a call given user and password
-    ("HTTPBasicAuth('admin', 'Qm7vX2pLz9Kw')", "Qm7vX2pLz9Kw"),
-    ('smtp.login("me@x.io", "Qm7vX2pLz9Kw")', "Qm7vX2pLz9Kw"),
-    ('server.login(cfg.user, "Qm7vX2pLz9Kw")', "Qm7vX2pLz9Kw"),
-    ('new PasswordAuthentication("me", "Qm7vX2pLz9Kw".toCharArray())', "Qm7vX2pLz9Kw"),
-    ("CREATE USER app IDENTIFIED BY 'Qm7vX2pLz9Kw';", "Qm7vX2pLz9Kw"),  # SQL
-    ("ALTER USER app IDENTIFIED BY Qm7vX2pLz9Kw;", "Qm7vX2pLz9Kw"),
-    ("CREATE USER 'app'@'%' IDENTIFIED WITH mysql_native_password BY 'Qm7vX2pLz9Kw';", "Qm7vX2pLz9Kw"),
-    ("Server=db;User ID=sa;Password=Xk9mQ2vLp8r!;Persist Security Info=true", "Xk9mQ2vLp8r!"),
-    ('username, password = "admin", "Qm7vX2pLz9Kw"', "Qm7vX2pLz9Kw"),  # unpacked from literals
-    ("password, user = 'Qm7vX2pLz9Kw', 'bob'", "Qm7vX2pLz9Kw"),
-    ("mysql --password Qm7vX2pLz9Kw db", "Qm7vX2pLz9Kw"),
-    ("password: str0ngPass1", "str0ngPass1"),  # (not a type)
-])
-def test_personal_passwords_are_redacted(text, secret):
-    out = scrub(text)
-    assert not leaked(secret, out, text), out
-    assert "[REDACTED:" in out
 
 
 def test_a_bare_value_stops_before_a_next_key_with_spaces():
@@ -1540,87 +612,15 @@ def test_a_bare_value_stops_before_a_next_key_with_spaces():
     assert out.endswith("Password=[REDACTED:password];Persist Security Info=true")
 
 
-@pytest.mark.parametrize("text", [
-    "password: this must be long",  # four words of four letters are prose
-    "the app password is same with this rule",
-    "Applications passwords are stored in the keychain",
-    "password = getpasswordfromkeychain",  # a name made of words, in one case
-    "secret: mysupersecretvalue",
-    'token: "thisisnotarealtoken"',
-    "password: {password}",  # a format's field, a template, an object
-    "password: {x9Fq2LmZ7}",
-    "password = {token1: x}",
-    "password: {{ vault_pw }}",
-    "pwd: {pw1, pw2}",
-    "contact ola@example.com / write2 more",
-    "mail me at ola@example.com / Oslo2024 office",
-    "the ratio is read / write2",
-    "login is demo / demo1234",
-    "**Password** is required",
-    "password - the one from 2024",
-    '<div class="password">Forgot password</div>',
-    "**Password:** see the vault",
-    "`password` is a `str`",
-    "**Token:** ${{ secrets.TOKEN }}",
-    "password: !secret db_password",  # a YAML tag says where the value comes from
-    "password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6231",
-    "password: !env_var DB_PASS",
-    "| Service | User | Password |\n|---|---|---|\n| Mail | ola | see the vault |\n| NAS | admin | admin |\n",
-    "| Key | Action |\n|---|---|\n| Ctrl+C | copy |\n",
-    "| Option | Secret |\n|---|---|\n| verbose | no |\n| password | yes |\n",
-    "| Name | Type | Description |\n|---|---|---|\n| password | str | The password |\n",
-    "id,name,password_changed\n1,ola,2024-01-01\n",
-    "the fields are name, password, and url\n",
-    "Password:\nRequired.\n",  # below a title: a word, a sentence, masking, a list, a mapping, code
-    "Password:\nHytta2024 is the one we use\n",
-    "Password:\n********\n",
-    "password:\n  - item1\n",
-    "secret:\n  name: x1y2z3\n",
-    "password:\n  $DB_PASS1\n",
-    "password:\n  {{ vault_pw1 }}\n",
-    "if not password:\n    abort401x\n",
-    "if not password:\n    sys.exit(1)\n",
-    "class Password:\n    pass\n",
-    "Key:\nCtrl+Shift+P\n",
-    "Password:\n2024-01-01\n",
-    "secret: xxxxxxxxxxxxxxxx",  # filler stays filler
-    "api_key: abcdefghijklmnop123",
-    'if key == "Enter":',  # a comparison with a word, an empty string, a name or a default
-    'if token == "EOF":',
-    'if password == "":',
-    "if secret == SECRET_VALUE:",
-    'if password != "changeme":',
-    'if api_key == "your-api-key-here":',
-    'assert sig == "short_fun(a=1)"\ndef short_fun(a=1): pass',  # a call written out as text
-    'if ("admin" == password) {',  # a literal on the left: a default, a name, a comparison elsewhere
-    'if (a == "Zr8qLm2Wx7Kp" && b == password)',
-    'x = "abc".equals(password)',
-    '"repository": "git+https://github.com/o/r.git"',
-    # JDBC pairs after a port are not 'user:password@host'
-    'jdbc:sqlserver://localhost:1433;database=AdventureWorks;user=MyUserName@MyServer;password=*****;encrypt=true',
-    'api_key = "ssk-ant-api04-NotARealKeyButLooksLikeOne"',  # a value that says it is not real
-    "the api key: see the vault",  # a spaced label before a word, a default or a placeholder
-    "Network key: password",
-    "secret: my-k8s-secret-name",  # a name that says what it names
-    "net use Z: \\\\srv\\s /user:alice * /persistent:yes",  # '*' asks for the password
-    'requests.get(url, auth=("admin", "password"))',
-    "auth=(user, pw)",
-    "ALTER USER scott IDENTIFIED BY tiger;",
-    "CREATE USER u IDENTIFIED BY '<password>';",
-    "CREATE USER x IDENTIFIED BY VALUES 'S:AB12CD34EF56'",
-    "Return the comment identified by `comment_id`, or None.",  # prose, not SQL
-    "the group identified by group_id",
-    # prose about a flag, and options listed; a signature, a subscript type, names unpacked in
-    # code, a symbol in quotes, a secret manager's entry and its version
-    "use the --password flag.",
-    "information can be provided via the --username and --password options\ninstead of the URL.",
-    "Command line keys: -quiet,-verbose,-fix,-f77,-f90,-show,-h <pyffilename>",
-    'def generate_password_hash(\n    password: str, method: str = "scrypt", salt_length: int = 16\n) -> str:',
-    "_assertion_pass: Callable[[int, str, str], None] | None = None",
-    "            if len(split) == 2:\n                username, password = split\n",
-    "user, password = admin, Qx7vLp9w2",  # (bare items are variables)
-    '    "passwd:dir",\n    "passwd:gecos",\n    "passwd:shell",',
-    "gcloud run deploy api --set-secrets=DB_PASS=db-pass:latest",
-])
-def test_words_closed_braces_and_slashes_in_prose_stay(text):
-    assert scrub(text) == text
+
+def test_copies_of_a_secret_are_redacted_too():
+    """Secrets no one rule owns: a copy of a value found elsewhere (typed twice, repeated under a
+    plain label), and a token cut from its sentence's punctuation."""
+    pw, tok = "Hx7!" + r(ALNUM, 10), r(ALNUM, 32)
+    for text, secret in ((f'{{"password": "{pw}", "confirm": "{pw}"}}', pw),
+                         (f"new_pass: {tok}\nrepeat: {tok}", tok),
+                         (f"auth token: {tok}., next", tok),
+                         (f"the token ({tok}_)", tok),
+                         ("define('DB_PASSWORD', 'Vinter2026!x');", "Vinter2026!x")):
+        out = scrub(text)
+        assert not leaked(secret, out, text), out

@@ -388,12 +388,16 @@ def vacuum_cmd(db_path):
 @click.argument("file", type=click.File("r", encoding="utf-8", errors="replace"), default="-")
 @click.option("--report", is_flag=True, help="Also print, on stderr, what kinds were redacted")
 @click.option("--strip-emails", is_flag=True, default=None, help="Redact e-mail addresses too")
-def scrub_cmd(file, report, strip_emails):
+@click.option("--explain", is_flag=True,
+              help="Instead of the text, print each redaction (line:column, rule, kind, length) and each "
+                   "labelled value let go (line:column, label, filter); never a value")
+def scrub_cmd(file, report, strip_emails, explain):
     """Preview scrubbing: print FILE (or stdin) with secrets redacted. Stores nothing.
 
     \b
-    Example:
+    Examples:
         llm brain scrub ~/notes/servers.md --report
+        llm brain scrub --explain ~/notes/servers.md
     """
     from ..ingest import allow_patterns
     from ..scrub import scrub_report
@@ -401,13 +405,36 @@ def scrub_cmd(file, report, strip_emails):
     settings = config.load()
     if strip_emails is None:
         strip_emails = settings.strip_emails
-    text, counts = scrub_report(file.read(), strip_emails=bool(strip_emails),
-                                allow=allow_patterns(settings))
+    source = file.read()
+    if explain:
+        _explain(source, bool(strip_emails), allow_patterns(settings))
+        return
+    text, counts = scrub_report(source, strip_emails=bool(strip_emails), allow=allow_patterns(settings))
     sys.stdout.write(text)
     if report:
         total = sum(counts.values())
         kinds = ", ".join(f"{k}: {n}" for k, n in sorted(counts.items())) or "nothing"
         click.echo(f"redacted {total}: {kinds}", err=True)
+
+
+def _explain(source: str, strip_emails: bool, allow) -> None:
+    """Print why scrubbing `source` redacts what it redacts, by position: never a value."""
+    import bisect
+
+    from ..scrub import explain
+
+    redactions, released = explain(source, strip_emails=strip_emails, allow=allow)
+    starts = [0] + [i + 1 for i, c in enumerate(source) if c == "\n"]
+
+    def where(pos: int) -> str:
+        line = bisect.bisect_right(starts, pos)
+        return f"{line}:{pos - starts[line - 1] + 1}"
+
+    for r in redactions:
+        click.echo(f"{where(r.start):<10} redacted  {','.join(r.rules):<28} {r.kind:<24} length {r.end - r.start}")
+    for r in released:
+        click.echo(f"{where(r.start):<10} let go    {r.found_by:<28} {r.filter}")
+    click.echo(f"{len(redactions)} redacted, {len(released)} let go")
 
 
 def _embed_options(fn):

@@ -1,8 +1,9 @@
 """Redact secrets before anything is stored or printed (see `engine` for how).
 
 The package's public face: `scrub` and `scrub_report` for one text, `scrub_document` for
-everything one document brings (one scope, one memory), `load_allow_patterns` for the user's
-allow file, and `rules_identity()`, which brains remember with every file they store.
+everything one document brings (one scope, one memory), `explain` for why (which rule redacted
+each value, which filter let a labelled value go), `load_allow_patterns` for the user's allow
+file, and `rules_identity()`, which brains remember with every file they store.
 """
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import os
 import unicodedata
 
 from .document import scrub_document
-from .engine import load_allow_patterns, scrub, scrub_report
+from .engine import explain, load_allow_patterns, scrub, scrub_report
 
-__all__ = ["load_allow_patterns", "rules_identity", "scrub", "scrub_document", "scrub_report"]
+__all__ = ["explain", "load_allow_patterns", "rules_identity", "scrub", "scrub_document", "scrub_report"]
 
 
 @functools.lru_cache(maxsize=1)
