@@ -87,6 +87,7 @@ class Settings:
     max_chars_set: bool = True  # SECONDBRAIN_MAX_CHARS given: else the chunk size follows the model
     scrub_allow: str | None = None  # a file of allow patterns, one regex a line
     read_seconds: float = 60.0  # the longest one document may take to read (ingest/worker.py)
+    call_seconds: float = 10.0  # the longest an MCP call runs before it answers with a timeout
     extra: dict = field(default_factory=dict)
 
 
@@ -136,6 +137,7 @@ def load(env: dict | None = None, db: str | os.PathLike | None = None) -> Settin
         retries=_int_env(env, "SECONDBRAIN_OLLAMA_RETRIES", 3),
         fragment_chars=_int_env(env, "SECONDBRAIN_FRAGMENT_CHARS", DEFAULT_FRAGMENT_CHARS),
         read_seconds=_positive(_float_env(env, "SECONDBRAIN_READ_SECONDS", 60.0), "SECONDBRAIN_READ_SECONDS"),
+        call_seconds=_positive(_float_env(env, "SECONDBRAIN_CALL_SECONDS", 10.0), "SECONDBRAIN_CALL_SECONDS"),
         scrub_allow=os.path.expanduser(env["SECONDBRAIN_SCRUB_ALLOW"])
         if env.get("SECONDBRAIN_SCRUB_ALLOW", "").strip() else None,
     )
