@@ -106,10 +106,12 @@ def test_text_past_max_size_is_cut_between_paragraphs_before_scrubbing(run, tmp_
     assert token[:12] not in dump and token[-12:] not in dump and "deploy token" not in dump
 
 
-def test_deep_markup_is_read_by_the_tokenizer_and_depth_is_not_fooled():
-    deep = "<html><body>" + "<div>" * 20_000 + "<p>At the very bottom.</p>" + "</div>" * 20_000 + "</body></html>"
+def test_deep_markup_is_flattened_past_browser_depth_and_depth_is_not_fooled():
+    deep = ("<html><body>" + '<div class="x">' * 20_000 + "<p>At the very bottom.</p>" + "</div>" * 20_000
+            + "<p>After it.</p></body></html>")
     assert html.nesting(deep) == 20_000
-    assert html.visible_text(deep)[1] == "At the very bottom."
+    assert html.nesting(html.flattened(deep, 512)) == 512
+    assert html.visible_text(deep)[1] == "At the very bottom.\n\nAfter it."
     stray = "</div>" * 5000 + "<DIV >" * 600 + "<section>"
     assert html.nesting(stray) == 601  # stray end tags first do not hide the starts after them
     assert html.nesting("<div><div></div></div>" * 1000 + "<div>") == 2
