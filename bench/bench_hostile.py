@@ -20,7 +20,9 @@
     git worktree add /tmp/base34 a5b330d      # this branch's start
     python3 bench/bench_hostile.py --baseline /tmp/base34 --fuzz 1000 --throughput
 
-Each checkout runs with PYTHONPATH pointing at it. Shapes: about 2 minutes for this checkout
+Each checkout runs with PYTHONPATH pointing at it, from a folder that holds no checkout (`python
+-m llm` puts the current folder first on sys.path, so a run from a checkout would load that
+checkout's plugin whatever PYTHONPATH says). Shapes: about 2 minutes for this checkout
 (the baseline: up to --cap per shape); --fuzz 1000: about 1 minute; --throughput with 5 runs:
 about 10 minutes on two cores.
 """
@@ -119,7 +121,7 @@ def run_cli(checkout: Path, work: Path, folder: Path, cap: float) -> tuple[float
         start = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-m", "llm", "brain", "ingest", str(folder), "--no-embed",
                                  "--json", "--no-progress"], env=env, stdout=stdout,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+                                stderr=subprocess.DEVNULL, start_new_session=True, cwd=work)
         timer = threading.Timer(cap, lambda: os.killpg(proc.pid, signal.SIGKILL))
         timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
@@ -210,7 +212,7 @@ def bench_throughput(checkouts: dict[str, Path], runs: int, work: Path) -> None:
                 start = time.perf_counter()
                 subprocess.run([sys.executable, "-m", "llm", "brain", "ingest", str(folder), "--no-embed",
                                 "--no-progress"], env=env, check=True, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+                               stderr=subprocess.DEVNULL, cwd=work)
                 wall = time.perf_counter() - start
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -182,3 +182,12 @@ def test_db_through_a_symlink_to_a_file_not_there_yet_creates_it(run, tmp_path):
     looped = run("brain", "ingest", tmp_path / "n.md", "--no-embed", "--db", tmp_path / "loop", ok=False)
     assert looped.exit_code == 1 and "Too many levels of symbolic links" in looped.output
     assert len(looped.output.strip().splitlines()) == 1
+
+
+def test_inside_an_application_that_embeds_python_documents_are_read_in_process(run, tmp_path, monkeypatch):
+    """sys.executable is then the application's own program, never to be started as Python."""
+    (tmp_path / "a.pdf").write_bytes(fx.pdf_bytes([["Read in this very process."]]))
+    monkeypatch.setattr("sys.executable", "/usr/sbin/some-server")
+    report = json.loads(run("brain", "ingest", "--no-embed", "--json", tmp_path / "a.pdf").stdout)
+    assert report["ingested"] == 1 and report["reading"]["in_process"]
+    assert report["reading"]["files"] == 1 and report["reading"]["starts"] == 0

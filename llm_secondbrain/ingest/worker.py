@@ -14,9 +14,9 @@ seconds, peak memory, restarts) is in the ingest report.
 The child imports our readers without our package's `__init__` modules (they load `llm`, the
 store and the scrubber, none of which a reader needs): start-up is that of Python plus the
 format's library. Its stdout and stderr are /dev/null (a library may print document bytes);
-the protocol runs on pipes of its own. Where no child can be started (no `sys.executable`, a
-frozen application) files are read in this process, bounded in size and depth but not in
-time, and the report says so.
+the protocol runs on pipes of its own. Where no child can be started (`sys.executable` is not
+a Python, as in an application that embeds one) files are read in this process, bounded in
+size and depth but not in time, and the report says so (`in_process`).
 """
 from __future__ import annotations
 
@@ -98,10 +98,13 @@ class ReadWorker:
 
     def read(self, fmt: Format, raw: bytes, path: str, limits: Limits) -> Sections:
         """The file's sections, read by the child within `limits` and `seconds`; raises Skip."""
-        if self.cost.in_process or not self._running():
-            return read_bounded(fmt, raw, path, limits)
         started = time.monotonic()
         self.cost.files += 1
+        if self.cost.in_process or not self._running():
+            try:
+                return read_bounded(fmt, raw, path, limits)
+            finally:
+                self.cost.seconds += time.monotonic() - started
         header = json.dumps({"module": fmt.module, "function": fmt.function, "path": path,
                              "limits": asdict(limits), "seconds": self.seconds}
                             ).encode("utf-8", "surrogatepass")
@@ -141,7 +144,7 @@ class ReadWorker:
             return True
         self._stop()
         package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        if not sys.executable or getattr(sys, "frozen", False):
+        if not _is_python(sys.executable) or getattr(sys, "frozen", False):
             self.cost.in_process = True
             return False
         try:
@@ -180,6 +183,13 @@ class ReadWorker:
                 pipe.close()
             except OSError:
                 pass
+
+
+def _is_python(executable: str | None) -> bool:
+    """Whether the interpreter running us can be started as `python -c`: an application that
+    embeds Python (a server, a frozen app) has its own program there, which must not be run."""
+    name = os.path.basename(executable or "").lower()
+    return name.startswith(("python", "pypy"))
 
 
 def _pump(stream, answers: queue.Queue) -> None:
