@@ -20,7 +20,6 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from .. import dates
 from .sources import DEFAULT_MAX_BYTES, Skip, decode
@@ -124,9 +123,6 @@ def bounded(sections: list[Section], limits: Limits) -> Sections:
         if not out.add(section):
             break
     return out
-
-
-Reader = Callable[[bytes, str, Limits], list[Section]]
 
 
 @dataclass(frozen=True)
