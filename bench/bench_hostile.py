@@ -13,7 +13,11 @@
    run stopped after --cap seconds.
 2. --fuzz N: N seeded mutants per format (tests/fuzzkit.py, the fuzz test's generator, read in
    this process): files, read, skipped, escapes (any exception but a skip), slowest file.
-3. --throughput: ingest --no-embed of the real dev notes (jbranchaud-til, extracted) and of a
+3. --mcp: `llm brain mcp` on a small embedded brain, its embedding server answering after
+   30 s: how long a 1 MB and a 5 MB recall query take to be answered, then, while a hybrid
+   recall waits on the slow server, how long `stats` and a lexical recall take, and when and
+   how the slow call is answered (the default SECONDBRAIN_CALL_SECONDS, 10).
+4. --throughput: ingest --no-embed of the real dev notes (jbranchaud-til, extracted) and of a
    folder of documents (bench_gate.py's), CPU and wall, median of --runs interleaved runs,
    this checkout beside --baseline: what the bounds and the worker process cost ordinary files.
 
@@ -191,6 +195,63 @@ def bench_fuzz(count: int, work: Path) -> None:
           f"escapes {total['escape']}")
 
 
+def bench_mcp(checkouts: dict[str, Path], work: Path) -> None:
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.shared.exceptions import MCPError
+    from ollama_stub import OllamaStub
+
+    notes = work / "mcp-notes"
+    notes.mkdir()
+    for i, text in enumerate(["The boiler service is booked with Varme AS every October.",
+                              "Cabin opening checklist: water pump, fuse box, chimney sweep.",
+                              "INV/2026/00037 was disputed: billed twice for the workshop."]):
+        (notes / f"n{i}.md").write_text(text + "\n")
+
+    async def timed(session, name, args):
+        start = time.perf_counter()
+        try:
+            result = await session.call_tool(name, args)
+            said = "tool error" if result.is_error else "answered"
+        except MCPError as e:
+            said = f"error {e.error.code}"
+        return time.perf_counter() - start, said
+
+    async def session_run(env, checkout):
+        params = StdioServerParameters(command=sys.executable, args=["-m", "llm", "brain", "mcp"], env=env,
+                                       cwd=str(work))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            big = [await timed(session, "recall", {"query": "boiler service " * (size // 15)})
+                   for size in (1_000_000, 5_000_000)]
+            slow = asyncio.ensure_future(timed(session, "recall", {"query": "boiler service"}))
+            await asyncio.sleep(1)
+            others = [await timed(session, "stats", {}),
+                      await timed(session, "recall", {"query": "cabin water pump", "mode": "lexical"})]
+            return big, others, await slow
+
+    print("MCP: a 30 s embedding server; seconds to each answer")
+    with OllamaStub() as stub:
+        for name, checkout in checkouts.items():
+            brain = work / f"mcp-{name}" / "brain.db"
+            brain.parent.mkdir()
+            env = {**os.environ, "PYTHONPATH": str(checkout), "SECONDBRAIN_DB": str(brain),
+                   "OLLAMA_URL": stub.url, "LLM_USER_PATH": str(brain.parent / "llm")}
+            subprocess.run([sys.executable, "-m", "llm", "brain", "ingest", str(notes), "--no-progress"],
+                           env=env, check=True, capture_output=True, cwd=work)
+            stub.delay = 30
+            try:
+                big, others, slow = asyncio.run(asyncio.wait_for(session_run(env, checkout), 600))
+            finally:
+                stub.delay = 0
+            cells = [f"1 MB query {big[0][0]:.2f} ({big[0][1]})", f"5 MB query {big[1][0]:.2f} ({big[1][1]})",
+                     f"stats {others[0][0]:.2f}", f"lexical recall {others[1][0]:.2f}",
+                     f"the slow hybrid recall {slow[0]:.1f} ({slow[1]})"]
+            print(f"  {name:9s} " + "; ".join(cells), flush=True)
+
+
 def bench_throughput(checkouts: dict[str, Path], runs: int, work: Path) -> None:
     from bench_gate import TIL, documents
 
@@ -233,6 +294,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another checkout (a git worktree) to run beside this one")
     parser.add_argument("--cap", type=float, default=300.0, help="seconds after which a shape's run is stopped")
     parser.add_argument("--fuzz", type=int, default=0, metavar="N", help="N mutants per format")
+    parser.add_argument("--mcp", action="store_true")
     parser.add_argument("--throughput", action="store_true")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-shapes", action="store_true")
@@ -246,6 +308,8 @@ def main() -> None:
             bench_shapes(checkouts, work, args.cap)
         if args.fuzz:
             bench_fuzz(args.fuzz, work)
+        if args.mcp:
+            bench_mcp(checkouts, work)
         if args.throughput:
             if "baseline" not in checkouts:
                 parser.error("--throughput compares with --baseline")

@@ -36,8 +36,8 @@ from .sources import Skip
 
 READ_SECONDS = 60.0  # a file's reading, from its bytes sent to its sections back
 START_SECONDS = 30.0  # a child that has not said it is ready by then is not coming
-_HEADER = struct.Struct(">II")
-_LENGTH = struct.Struct(">I")
+_HEADER = struct.Struct(">IQ")  # header length, file length
+_LENGTH = struct.Struct(">Q")  # answer length
 _BOOT = """\
 import sys, types
 for name, path in (("llm_secondbrain", sys.argv[1]), ("llm_secondbrain.ingest", sys.argv[2])):
