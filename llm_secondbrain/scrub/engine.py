@@ -241,10 +241,10 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
 # length, and a periodic value (an adversary's "password=password=…") is copied at every period.
 # A longer value is redacted whole where it was found; its copies are left to the other rules.
 _PROPAGATED_MAX = 1600
+
+
 def _propagates(v: str) -> bool:
     """Only values a rule was sure of are searched for elsewhere: not words, defaults or filler."""
-    if not 6 <= len(v) <= _PROPAGATED_MAX or "\n" in v:
-        return False
     if v.isalpha() and (v.islower() or v.isupper() or v.istitle()):
         return False  # a dictionary-like word ("Unicode" after ":param password:")
     return v.lower() not in DEFAULT_PASSWORDS and not _code_name(v)  # (filler never became a span)
@@ -261,19 +261,25 @@ def _everywhere(text: str, items: list) -> list:
     (a mailbox, a long conversation): one Aho-Corasick pass over the text finds the copies of all
     of them at once, so the cost stays linear where a search per value would not. (A short text
     with few values is searched value by value: building an automaton costs more there.)"""
-    values: dict[str, str] = {}
+    values: dict[str, str] = {}  # each value looked for, and the kind of its first span
     for s, e, k in items:
         v = text[s:e]
-        if v not in values and _propagates(v):
+        if v not in values and 6 <= e - s <= _PROPAGATED_MAX and "\n" not in v:
             values[v] = k
     if not values:
         return items
     have = set(items)
     out = list(items)
+    judged: dict[str, bool] = {}  # _propagates, asked only of a value with a copy no span holds yet
     for end, v in _copies(text, values):
         s, e = end + 1 - len(v), end + 1
         span = (s, e, values[v])
         if span in have:
+            continue  # (most values have no other copy: they are never judged)
+        ok = judged.get(v)
+        if ok is None:
+            ok = judged[v] = _propagates(v)
+        if not ok:
             continue
         glued = len(v) >= _GLUED_MIN and not v.isalpha() and _HAS_DIGIT.search(v) is not None
         if glued or _bounded(text, s, e):
