@@ -51,7 +51,7 @@ from .personal import personal
 _READY = False
 _INIT_LOCK = threading.Lock()
 _PLAN: list = []  # (rule, reader) for each detector of the catalogue, in order
-_PREFILTER = None  # which detectors' keywords a text holds (the private keys' words last)
+_PREFILTER = None  # which detectors' keywords a text holds (the private keys' words last), and its label stems
 
 
 def _init() -> None:
@@ -76,7 +76,8 @@ def _init() -> None:
         }
         _PLAN = [(rule, _pattern_reader(rule) if isinstance(rule, Pattern) else readers[rule.id]) for rule in DETECTORS]
         private_keys = next(r.keywords for r in TOKEN_RULES if r.id == "private-key")
-        _PREFILTER = _Prefilter([_words(rule.keywords) for rule in DETECTORS] + [_words(private_keys)])
+        _PREFILTER = _Prefilter([_words(rule.keywords) for rule in DETECTORS] + [_words(private_keys)],
+                                labels.LABEL_STEMS)
         _READY = True
 
 
@@ -102,17 +103,20 @@ def _words(keywords: tuple) -> tuple[frozenset, tuple]:
 
 
 class _Prefilter:
-    """Which rules' keywords a lower-cased text holds, all keywords found in one pass over it.
+    """One pass over a lower-cased text: which rules' keywords it holds, and where the stems a
+    label can hold stand (``labels.LABEL_STEMS``).
 
     A word looked for with ``in`` is a scan of the text, and most words are absent from most
     texts: looking for each of the catalogue's ~60 words in turn scanned a text ~60 times, and
-    asking each of ~30 rules in turn cost as much again in a short text. One Aho-Corasick
-    automaton finds every word of two characters or more in one pass; the single characters
-    (',', '(', '@', '|') are looked for with ``in`` (a memchr, found at once where they are
-    common); then only the rules that name a word found are asked whether all they need is there.
+    asking each of ~30 rules in turn cost as much again in a short text; the label stems were one
+    more scan, a regular expression that tried its alternatives at every letter. One
+    Aho-Corasick automaton finds every word of two characters or more and every stem in one
+    pass; the single characters (',', '(', '@', '|') are looked for with ``in`` (a memchr, found
+    at once where they are common); then only the rules that name a word found are asked
+    whether all they need is there.
     """
 
-    def __init__(self, rules: list[tuple]):
+    def __init__(self, rules: list[tuple], stems: tuple):
         import ahocorasick
 
         self.rules = rules  # (anyof, groups) for each rule, by its index
@@ -123,16 +127,25 @@ class _Prefilter:
         self.naming = {w: tuple(sorted(ix)) for w, ix in naming.items()}
         self.chars = tuple(sorted(w for w in naming if len(w) == 1))
         self.automaton = ahocorasick.Automaton()
-        for w in sorted(w for w in naming if len(w) > 1):
-            self.automaton.add_word(w, w)
+        for w in sorted({w for w in naming if len(w) > 1}.union(stems)):
+            self.automaton.add_word(w, (w, w in naming, w in stems))
         self.automaton.make_automaton()
 
-    def holding(self, low: str) -> list[int]:
-        """The indices, in order, of the rules whose keywords `low` holds."""
-        found = {w for _, w in self.automaton.iter(low)}
-        found.update(c for c in self.chars if c in low)
+    def scan(self, low: str) -> tuple[list[int], list[tuple[int, str]]]:
+        """The indices, in order, of the rules whose keywords `low` holds; and (position, stem) of
+        every occurrence of every label stem."""
+        found = set()
+        stems = []
+        for end, (w, word, stem) in self.automaton.iter(low):
+            if word:
+                found.add(w)
+            if stem:
+                stems.append((end + 1 - len(w), w))
+        for c in self.chars:
+            if c in low:
+                found.add(c)
         if not found:
-            return []
+            return [], stems
         named = set()
         for w in found:
             named.update(self.naming[w])
@@ -141,7 +154,7 @@ class _Prefilter:
             anyof, groups = self.rules[i]
             if not anyof.isdisjoint(found) or any(g <= found for g in groups):
                 out.append(i)
-        return out
+        return out, stems
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,7 +231,7 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
     if not _READY:
         _init()
     low = _lower(text)
-    holding = _PREFILTER.holding(low)
+    holding, stems = _PREFILTER.scan(low)
     skip: list = []
     if holding and holding[-1] == len(_PLAN):  # (the private keys' words: the last rule of the prefilter)
         tokens._private_keys(text, spans)
@@ -226,7 +239,7 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
         tokens._public_blocks(text, skip)
         skip.sort()
     tokens._tokens(text, low, spans, skip)
-    labels._keywords(text, low, spans, skip)
+    labels._keywords(text, low, spans, skip, stems)
     plan = _PLAN
     for i in holding:
         if i < len(plan):

@@ -24,7 +24,7 @@ from .catalogue import (AUTH_SCHEMES, CODE_WORDS, FLAG_NOUNS, FUSED_PASS_PREFIXE
 from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _PWD, _SEC, _WEAK, _b64_creds,
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
-from .patterns import lazy, skipping as _skipping
+from .patterns import lazy
 from .prose import _app_password, _prose_kw
 from .tables import csv_cells, markdown_cells
 
@@ -128,7 +128,7 @@ _VALUE = lazy(
 _LABEL_CACHE: dict[str, tuple] = {}
 
 
-def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
+def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> None:
     covered = {it[0]: it[1] for it in spans.items}  # values already redacted by the token rules
     words: dict = {}  # each word after a password word is judged once, however many precede it
     idchars = _IDCHARS
@@ -136,8 +136,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
     last = -1
     repeat = ("", -1)  # the last label whose value was redacted, and where that value ends
     pw_char = -1  # the next character a password needs (_PW_CHAR): one search, reused while ahead
-    for m in (_skipping(_STEM, low, skip) if skip else _STEM.finditer(low)):
-        i = m.start()
+    for i, stem in _stems(low, stems, skip):
         if i < last or i < spans.skip_to:
             continue
         a = i
@@ -175,7 +174,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
                     done = _unpacked(text, a, b, info, spans)
             if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
                 repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
-        if not done and m.group() in _PW_STEMS:
+        if not done and stem in _PW_STEMS:
             if pw_char < i:
                 pm = _PW_CHAR.search(text, i)
                 pw_char = pm.start() if pm is not None else len(text)
@@ -237,9 +236,45 @@ def _spaced_key(text: str, a: int, ident: str, info: tuple) -> tuple:
     return info
 
 
-_STEM = lazy(r"p(?:ass|w|sk|at(?![a-z]))|s(?:ecret|ig|leutel|chl[üu]ssel|enha|alasana)|token|k(?:ey|ennwort|odeord)|"
-              r"a(?:uth|ppid|dgangskode)|c(?:red|ontrase|lave)|dockerc|l[öo]senord|wachtwoord|mdp|"
-              r"n(?:[øo]kkel|yckel|[øo]gle)|h(?:as[łl]o|eslo)|jelsz[óo]")
+# The stems a label can hold, lower-cased. None is the start of another, so at most one stands at
+# any position. "pat" counts only where no letter follows ("GITHUB_PAT", not "path").
+LABEL_STEMS = ("pass", "pw", "psk", "pat", "secret", "sig", "sleutel", "schlüssel", "schlussel", "senha",
+               "salasana", "token", "key", "kennwort", "kodeord", "auth", "appid", "adgangskode", "cred",
+               "contrase", "clave", "dockerc", "lösenord", "losenord", "wachtwoord", "mdp", "nøkkel", "nokkel",
+               "nyckel", "nøgle", "nogle", "hasło", "haslo", "heslo", "jelszó", "jelszo")
+_STEM_AT_END = frozenset(("pat",))
+_STEM = lazy("|".join(re.escape(w) + ("(?![a-z])" if w in _STEM_AT_END else "") for w in LABEL_STEMS))
+_ASCII_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _stems(low: str, found: list, skip: list):
+    """(position, stem) of each stem `_STEM.finditer` would match in `low` outside the (sorted)
+    skip ranges, as `patterns.skipping` runs it: leftmost first, none overlapping the one before,
+    none running into a skipped range. `found` holds every occurrence of every stem, as
+    (position, stem): the engine's one pass over the text finds them with the prefilter's words."""
+    segments = []  # the ranges searched, between the skipped ones
+    pos = 0
+    for a, b in skip:
+        if b <= pos:
+            continue
+        if a > pos:
+            segments.append((pos, a))
+        pos = b
+    segments.append((pos, len(low)))
+    found.sort()
+    k, (start, end) = 0, segments[0]
+    last = 0
+    for i, w in found:
+        while i >= end and k + 1 < len(segments):
+            k += 1
+            start, end = segments[k]
+        e = i + len(w)
+        if i < start or e > end or i < last:
+            continue
+        if w in _STEM_AT_END and e < end and low[e] in _ASCII_LOWER:
+            continue
+        last = e
+        yield i, w
 
 
 def _label_info(ident: str) -> tuple:
