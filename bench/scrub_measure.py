@@ -4,6 +4,7 @@
     python3 bench/scrub_measure.py                 # the table
     python3 bench/scrub_measure.py --list machine  # also every redaction in a set, with its verdict
     python3 bench/scrub_measure.py --misses scanners --fps scanners   # misses / false positives
+    python3 bench/scrub_measure.py --sets scanners --by-source        # per scanner too
 
 For each set of ``scrub_sets`` (dev = the part rules were tuned on, held = the fixed third left
 out): recall (a secret counts as caught when neither it nor any 8-character window of it
@@ -77,6 +78,7 @@ def main(argv=None) -> int:
     ap.add_argument("--misses", default="", help="sets whose misses are printed")
     ap.add_argument("--fps", default="", help="sets whose strict false positives are printed")
     ap.add_argument("--held", action="store_true", help="print held-out misses and FPs too (default: dev only)")
+    ap.add_argument("--by-source", action="store_true", help="recall and FP per source (scanner, corpus) too")
     a = ap.parse_args(argv)
     from llm_secondbrain.scrub import explain, scrub
 
@@ -103,17 +105,21 @@ def main(argv=None) -> int:
             if d.secrets is not None:
                 ok = not any(leaked(s, out, d.text) for s in d.secrets)
                 recall[part + (" placeholder" if d.placeholder else "")].append(ok)
+                if a.by_source:
+                    recall[f"{part} {d.source}" + (" placeholder" if d.placeholder else "")].append(ok)
                 if not d.placeholder:
                     a_ = score.strip_secrets({"secret": d.secrets[0], "secret_parts": d.secrets[1:]}, d.text)
                     b_ = score.strip_secrets({"secret": d.secrets[0], "secret_parts": d.secrets[1:]}, out)
                     ctx[part].append(score.matched_chars(a_, b_) / max(1, len(a_)))
                 if not ok and name in show_miss and (a.held or not d.held):
-                    print(f"MISS [{part}] {d.id} {d.source} {d.extra.get('rule', '')}\n  secret: {d.secrets[0][:70]!r}"
+                    print(f"MISS [{part}{' placeholder' if d.placeholder else ''}] {d.id} {d.source} {d.extra.get('rule', '')}\n  secret: {d.secrets[0][:70]!r}"
                           f"\n  text: {d.text[:300]!r}\n  out:  {out[:300]!r}")
             elif d.source != "email":
                 changed = out != d.text
                 if name in ("own", "peer", "scanners"):
                     fp[part + (" strict" if d.strict else " borderline")].append(changed)
+                    if a.by_source:
+                        fp[f"{part} {d.source}" + (" strict" if d.strict else " borderline")].append(changed)
                     if changed and d.strict and name in show_fp and (a.held or not d.held):
                         print(f"FP [{part}] {d.id} {d.source} {d.extra.get('rule', '')}\n  text: {d.text[:300]!r}\n  out:  {out[:300]!r}")
                 if changed and name in ("notes", "machine", "synthetic"):

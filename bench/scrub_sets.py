@@ -109,7 +109,8 @@ def peer() -> Iterator[Doc]:
 
 
 def scanners() -> Iterator[Doc]:
-    """bench/data/scanners/*.jsonl: {"id", "scanner", "text", "secret" or "secrets" (positives)}."""
+    """bench/data/scanners/*.jsonl: {"id", "scanner", "text", "secret" or "secrets" (positives);
+    "difficulty": "borderline" marks a negative that is not a strict one}."""
     folder = os.path.join(HERE, "data", "scanners")
     if not os.path.isdir(folder):
         return
@@ -120,6 +121,7 @@ def scanners() -> Iterator[Doc]:
             secrets = rec.get("secrets") or ([rec["secret"]] if rec.get("secret") else None)
             doc_id = "scanners/" + rec["id"]
             yield Doc(doc_id, rec["text"], "scanners", rec.get("scanner", name[:-6]), secrets,
+                      strict=rec.get("difficulty", "normal") != "borderline",
                       placeholder=bool(rec.get("placeholder")), held=held_out(doc_id),
                       extra={"rule": rec.get("rule", "")})
 

@@ -550,6 +550,7 @@ TOKEN_RULES: tuple[Rule, ...] = (
 # --------------------------------------------------------------------------------------------
 LABEL_RULES: tuple[Rule, ...] = (
     Reader("label-assignment", "label", examples=(
+        'Atlassian_key = "⟦{letters:24}⟧"',
         'var sumoToken string = "⟦{alnum:14}⟧"',
         '$coinbaseToken .= "⟦{lower:40}⟧"',
         'HEROKU_TOKEN ?= "{lower:40}"\nOTHER_TOKEN ::= "⟦\x0204:rewol\x01⟧"',
@@ -642,8 +643,9 @@ LABEL_RULES: tuple[Rule, ...] = (
         '<string name="api_key">⟦Zq8xLm2pWvx9Q2w⟧</string>',
         '<config><password>⟦{alnum:8}#{alnum:5}⟧</password></config>',
         '<password>⟦{alnum:12}⟧</password>',
+        "<sometag name= 'db_password' >⟦{alnum:12}⟧</sometag>",
     ),
-           counter=('Use the <password> element to set it.',)),
+           counter=('Use the <password> element to set it.', '<label for="password">Password</label>')),
     Reader("label-element-pair", "label", examples=(
         '<key>Password</key>\n<string>⟦{alnum:12}⟧</string>',
         '<property><name>fs.s3a.secret.key</name><value>⟦{alnum:40}⟧</value></property>',
@@ -663,7 +665,10 @@ LABEL_RULES: tuple[Rule, ...] = (
         examples=(
             '<add key="ClearTextPassword" value="⟦TestSourcePassword1⟧" />',
             '<add key="ClearTextPassword" value="⟦{alnum:8}#{alnum:5}⟧" />',
-        )),
+            '<sometag value="⟦{alnum:8}>{alnum:5}⟧" name="the_password" />',
+            "< db_password value = '⟦{alnum:12}⟧'/>",
+        ),
+        counter=('<input type="password" name="password" value="">',)),
     Reader("label-call", "label",
         examples=(
             'System.setProperty("TRAVIS_TOKEN", "⟦{lower:40}⟧")',
@@ -1160,6 +1165,7 @@ CREDENTIAL_CALLS = ("Credential(", "DirectoryEntry(", "Auth(", ".login(", "Crede
 # examples are beside them in filters.py). The catalogue's test walks these too.
 # --------------------------------------------------------------------------------------------
 STAYS: tuple[str, ...] = (
+    'String usernamePassword = "application:" + appKey + ":" + appSecret;',
     'Invoice INV/2026/00037 is due 2026-06-04. Amount: NOK 5 644,76. KID: 9964717449',
     '| INV-2026-3611 | 2026-11-17 | 41 530,24 |\n| PO-80671 | 2026-06-02 | 0aebf0c | 24073,35 |',
     'Please transfer the deposit to IBAN NO93 8601 1117 947 (BIC DNBANOKKXXX).',

@@ -462,16 +462,28 @@ def _merge(items: list) -> list:
     return merged
 
 
+def _marker(kind: str, value: str) -> str:
+    """The marker of a redacted value: "[REDACTED:<kind>]", unless it would repeat 8 characters of
+    the value it hides ("thisismypassword" as [REDACTED:password], "rubygems_…" as
+    [REDACTED:rubygems_token]): then "[REDACTED:secret]". A marker says what kind of secret went,
+    never a piece of it."""
+    marker = "[REDACTED:" + kind + "]"
+    if len(value) >= 8 and any(marker[i:i + 8] in value for i in range(len(marker) - 7)):
+        return "[REDACTED:secret]"
+    return marker
+
+
 def apply(text: str, merged: list, counts: Counter | None = None) -> str:
     """Replace each span with its marker, counting the kinds in `counts`."""
     out = []
     last = 0
     for s, e, k in merged:
         out.append(text[last:s])
-        out.append("[REDACTED:" + k + "]")
+        marker = _marker(k, text[s:e])
+        out.append(marker)
         last = e
         if counts is not None:
-            counts[k] += 1
+            counts[marker[10:-1]] += 1
     out.append(text[last:])
     return "".join(out)
 
