@@ -188,6 +188,7 @@ _MARK = "[REDACTED"  # (a marker, or the start of one cut at its colon)
 _MAX_VALUE = 400  # a longer labelled value is judged by this much of its head, and redacted whole
 _HEX = lazy(r"[0-9a-fA-F]+")
 _HAS_DIGIT = lazy(r"\d")
+_LETTER = lazy(r"[a-z]")
 
 
 def _low_information(v: str) -> bool:
@@ -195,7 +196,7 @@ def _low_information(v: str) -> bool:
     'a1b2c3d4…'.
 
     A position is predictable when its character repeats one of the three before it or counts
-    up from the one before or from the one two before, as two interleaved counts do
+    up from the one before, or from the one two before where letters are interleaved with digits
     (case-insensitive). In random text that happens at about a quarter of positions even over
     hex digits; placeholders typed by hand are mostly predictable.
     """
@@ -217,8 +218,11 @@ def _low_information(v: str) -> bool:
     low7 = ones * 0x7F
     word = int.from_bytes(o, "big")
     cur, prev, prev2 = word & mask, (word >> 8) & mask, (word >> 16) & mask
+    relations = [cur ^ prev, cur ^ (prev + ones), cur ^ prev2, cur ^ (word >> 24)]
+    if not s.isdigit() and _LETTER.search(s) is not None:
+        relations.append(cur ^ (prev2 + ones))  # (letters counting between digits; a code of digits alone, "12-34-56", is a person's)
     hit = 0
-    for x in (cur ^ prev, cur ^ (prev + ones), cur ^ prev2, cur ^ (prev2 + ones), cur ^ (word >> 24)):
+    for x in relations:
         hit |= (((x & low7) + low7) | x | low7) ^ mask  # 0x80 where a byte of x is zero, else 0
     hits = hit.bit_count()
     # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
