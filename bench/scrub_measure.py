@@ -13,7 +13,11 @@ context kept (share of the non-secret text kept), idempotence (``scrub(scrub(x))
 and for real text the redactions per 500 documents (a value redacted in several places of a
 document counts once), each with the verdict a person gave it in
 ``bench/data/scrub_verdicts.tsv`` (by document and a hash of the value; the value is never
-printed: its first two characters and its length are). Takes about a minute.
+printed: its first two characters and its length are): right (a secret), fixture (a literal
+credential in a test or a documentation example: not a secret, but written as one, where the
+same line in a person's files holds a real one), wrong (not a credential at all). With
+``--by-source`` each figure is given per source too (this machine's documents: stdlib,
+stdlib-tests, pydoc, man, readme, doc). Takes about a minute.
 """
 from __future__ import annotations
 
@@ -102,6 +106,7 @@ def main(argv=None) -> int:
             out = scrub(d.text)
             idem.append(scrub(out) == out)
             n_docs[part] += 1
+            n_docs[f"{part} {d.source}"] += 1
             if d.secrets is not None:
                 ok = not any(leaked(s, out, d.text) for s in d.secrets)
                 recall[part + (" placeholder" if d.placeholder else "")].append(ok)
@@ -130,9 +135,10 @@ def main(argv=None) -> int:
                         if r.rules == ("allowed",) or v in seen:
                             continue
                         seen.add(v)
-                        redactions[part] += 1
                         verdict, note = verdicts.get((d.id, value_hash(v)), ("?", ""))
-                        judged[part][verdict] += 1
+                        for key in ((part, f"{part} {d.source}") if a.by_source else (part,)):
+                            redactions[key] += 1
+                            judged[key][verdict] += 1
                         if name in show_list:
                             lo, hi = max(0, r.start - 50), min(len(d.text), r.end + 40)
                             excerpt = (d.text[lo:r.start] + f"«{v[:2]}…{len(v)}»" + d.text[r.end:hi]).replace("\n", "⏎")
@@ -147,8 +153,8 @@ def main(argv=None) -> int:
         for part in sorted(redactions):
             j = judged[part]
             print(f"  redactions {part:<20}{redactions[part]:>6} in {n_docs[part]} docs = "
-                  f"{redactions[part] * 500 / n_docs[part]:.2f} per 500 (right {j['right']}, wrong {j['wrong']}, "
-                  f"unjudged {j['?']})")
+                  f"{redactions[part] * 500 / n_docs[part]:.2f} per 500 (right {j['right']}, fixture {j['fixture']}, "
+                  f"wrong {j['wrong']}, unjudged {j['?']})")
         print(f"  idempotent {'':<20}{_rate(idem):>22}")
     return 0
 

@@ -199,7 +199,8 @@ def machine() -> Iterator[Doc]:
         text = _read(path)
         if text:
             doc_id = "machine/stdlib/" + os.path.relpath(path, lib)
-            yield Doc(doc_id, text, "machine", "stdlib", held=held_out(doc_id))
+            source = "stdlib-tests" if doc_id.startswith("machine/stdlib/test/") else "stdlib"
+            yield Doc(doc_id, text, "machine", source, held=held_out(doc_id))
     try:
         from pydoc_data.topics import topics
     except ImportError:
