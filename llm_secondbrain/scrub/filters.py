@@ -745,7 +745,9 @@ def _sentence(v, lv, cls, quoted) -> bool:
     return " " in v and (v.count(" ") >= (5 if cls == _PWD else 2) or ". " in v)
 
 
-@named(VALUE, "public_key")
+@named(VALUE, "public_key",
+    releases=('keys: [\n  { keyid: "npm-2023", key: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE{b64:86}==" }\n]',),
+    keeps=('signing key: "⟦MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg{b64:43}=⟧"',))
 def _public_key(v, lv, cls, quoted) -> bool:
     return cls != _PWD and _public_der(v)  # "MFkwEwYHKoZIzj0CAQY…"
 
@@ -1241,7 +1243,14 @@ def _wordy_segments(tok, n, up, lo, dg) -> bool:
     return ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok) is not None
 
 
-@named(TOKEN, "compound_name")
+@named(TOKEN, "compound_name", releases=(
+    "A key finding: the 3-hydroxy-3-methylglutaryl pathway is essential for angiogenesis in these mice.",
+    "A key finding: the phosphatidylinositol-3-kinase pathway is essential for angiogenesis in these mice.",
+    "A key finding: the GEP100-Arf6-AMAP1-cortactin pathway is essential for angiogenesis in these mice.",
+    "A key finding: the TLR4-TRIF-RIPK1-FADD-CASP8 pathway is essential for angiogenesis in these mice.",
+    "A key finding: the A/Netherlands/602/2009 pathway is essential for angiogenesis in these mice.",
+    "A key finding: the epigallocatechin-3-gallate pathway is essential for angiogenesis in these mice.",
+))
 def _compound(tok, n, up, lo, dg) -> bool:
     # "phosphatidylinositol-3-kinase", "TLR4-TRIF-RIPK1-FADD-CASP8", "A/Netherlands/602/2009"
     return _is_compound_name(tok)
