@@ -21,7 +21,7 @@ from .store import Brain, open_brain
 
 if TYPE_CHECKING:
     from .ingest import IngestReport
-    from .ingest.roots import UpdateReport
+    from .ingest.upkeep import Forgotten, UpdateReport
 
 
 class SecondBrain:
@@ -54,21 +54,25 @@ class SecondBrain:
                remember: bool = True, **options: Any):
         """Ingest files, folders and '-' (see `llm brain ingest --help` for the options), and
         with llm_logs=True the conversations llm logged (logs_db=, include_brain_turns=,
-        since=), then embed what was staged unless embed=False.
+        since=), then embed what was staged unless embed=False. `on_skip(name, reason)` hears
+        of every file left out, by the name the brain may show.
 
         Returns the IngestReport; its `embedding` says what embedding did, or why it is
         pending (Ollama down: the chunks are stored all the same and `embed()` finishes
         later). Raises only for what stops the ingest itself; Ctrl-C raises IngestInterrupted
         carrying the report of what was stored. Each file or folder is remembered as a root
-        with these options (`update` replays them); `remember=False` is for the replay."""
-        from .ingest import roots
+        with these options (`update` replays them); `remember=False` is for a one-off."""
         from .embed import pending_count
-        from .ingest import IngestInterrupted, ingest
+        from .ingest import Gate, IngestInterrupted, ingest
+        from .ingest import roots
 
         targets = [str(p) for p in paths]
-        report = ingest(self.brain, targets, self.model_settings(), **options)
+        settings = self.model_settings()
+        report = ingest(self.brain, targets, settings, **options)
         if remember:
-            roots.record(self.brain, targets, options, strip_emails=self.settings.strip_emails)
+            gate = Gate(settings)
+            labels = {k: gate.label(v) if k in ("project", "source") else v for k, v in options.items()}
+            roots.record(self.brain, targets, labels, strip_emails=self.settings.strip_emails)
         if embed:
             try:
                 report.embedding = self.embed_pending_quietly(progress=progress)
@@ -127,15 +131,20 @@ class SecondBrain:
         )
 
     def update(self, paths: list[str] | None = None, *, embed: bool = True,
-               progress: bool = False) -> UpdateReport:
+               progress: bool = False, on_skip=None) -> UpdateReport:
         """Re-ingest every root (or the roots named) with the options it was ingested with,
-        then embed what is pending. Returns a roots.UpdateReport: per root and in total."""
-        from .ingest import roots
+        then embed what is pending. Returns an ingest.upkeep.UpdateReport: per root and in
+        total."""
+        from .ingest import upkeep
 
-        return roots.update(self, paths, embed=embed, progress=progress)
+        report = upkeep.update(self.brain, self.model_settings(), paths, on_skip=on_skip)
+        if embed:
+            report.total.embedding = self.embed_pending_quietly(progress=progress)
+        return report
 
     def roots(self) -> list[dict]:
-        """The roots `update` replays: path, options, last explicit ingest, last update."""
+        """The roots `update` replays: path, options, what was forgotten inside it, last
+        explicit ingest, last update."""
         from .ingest import roots
 
         return [root.as_dict() for root in roots.all_roots(self.brain)]
@@ -151,16 +160,21 @@ class SecondBrain:
     def refresh(self, paths: list[str]) -> IngestReport:
         """Bring these files (or folders) in line with the disk, each with its root's options:
         re-ingest what changed, remove what is gone. Returns the IngestReport."""
-        from .ingest import roots
+        from .ingest import roots, upkeep
 
         known = roots.all_roots(self.brain)
-        report, touched = roots.reconcile(self.brain, self.model_settings(), paths, known)
+        report, touched = upkeep.reconcile(self.brain, self.model_settings(), paths, known)
         roots.mark_updated(self.brain, touched)
         return report
 
-    def forget(self, *, paths=(), project: str | None = None, source: str | None = None) -> tuple[int, int]:
-        """Remove chunks everywhere by path (file or folder), project or source."""
-        return self.brain.forget(paths=paths, project=project, source=source)
+    def forget(self, *, paths=(), project: str | None = None, source: str | None = None) -> Forgotten:
+        """Remove chunks everywhere by path (a file or a folder, typed as a user types it; a
+        stdin --name), project or source. What is forgotten inside an ingested root stays out
+        of it (until it is ingested explicitly again). ValueError for what the brain does not
+        hold."""
+        from .ingest import upkeep
+
+        return upkeep.forget(self.brain, self.settings, paths=paths, project=project, source=source)
 
     def remember(self, text: str, tags: Iterable[str] = (), project: str | None = None,
                  origin: str | None = "api", turn: str | None = None, *, embed: bool = True):
@@ -169,9 +183,11 @@ class SecondBrain:
         when the embedding server answers, else it waits in the backlog (`fact.embedding`
         says which) and is found by its words meanwhile."""
         from . import facts
+        from .ingest import Gate
 
-        fact = facts.remember(self.brain, self.model_settings(), text, tags=tags, project=project,
-                              origin=origin, turn=turn)
+        settings = self.model_settings()
+        fact = facts.remember(self.brain, Gate(settings), text, max_chars=settings.max_chars, tags=tags,
+                              project=project, origin=origin, turn=turn)
         if embed:
             fact.embedding = self.embed_pending_quietly()
         return fact
@@ -196,7 +212,10 @@ class SecondBrain:
     def stats(self) -> dict:
         """What the brain holds, and which model answers queries (`query_model`; None
         when recall answers lexically, with `query_note` saying why)."""
+        from .scrub import rules_identity
+
         stats = self.brain.stats()
+        stats["scrub_rules"] = rules_identity()
         settings = self.model_settings()
         stats["query_model"], stats["query_note"] = settings.embed_model, None
         if stats["embed_model"] is None:
@@ -266,10 +285,13 @@ class SecondBrain:
             "SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone()
         if stored is None or not embedded or not self.brain.has_vectors_table():
             return None, ["no vectors yet: answering lexically (run: llm brain embed)"]
+        from .ingest import Gate
+
         try:
             embedder = shared_embedder(self.model_settings())
             check_fingerprint(self.brain, embedder)
-            vector = serialize(embedder.embed_query(query))
+            # the query leaves this machine (or this process) scrubbed, like everything else
+            vector = serialize(embedder.embed_query(Gate(self.settings).shown(query)))
         except EmbedError as e:
             return None, [f"{e.message.rstrip('.')}: answering lexically"]
         except ValueError as e:

@@ -1,7 +1,8 @@
 """Remembered facts: short things a person or a model asks the brain to keep.
 
 `llm brain remember`, `SecondBrain.remember`, the `brain_remember` tool and the MCP server's
-`remember` all end here. A fact is scrubbed first, then kept twice in one transaction: as a row
+`remember` all end here. A fact passes ingest's gate first (its text, tags and labels in one
+scope), then is kept twice in one transaction: as a row
 of `facts` (its text, tags, project, who stored it and in which turn when known, and when) and
 as one chunk with path `fact:<id>`, source `remember` and role `fact`, so recall, its filters,
 the fragment and the tool find it and cite it as `fact:<id>` like any passage. The chunk is
@@ -14,9 +15,12 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Iterable
 
-from .config import Settings
-from .scrub import scrub
+from typing import TYPE_CHECKING
+
 from .store import Brain, BrainError, ChunkRow, now_iso, text_sha
+
+if TYPE_CHECKING:
+    from .ingest.gate import Gate
 
 SOURCE = "remember"
 ROLE = "fact"
@@ -53,37 +57,35 @@ def fact_key(text: str) -> str:
     return text_sha(" ".join(text.split()))
 
 
-def clean_tags(tags: Iterable[str], *, strip_emails: bool = False) -> list[str]:
-    """Scrubbed, trimmed, without empties or repeats, in the order given. A tag may hold a
+def split_tags(tags: Iterable[str]) -> list[str]:
+    """Trimmed, without empties or repeats, in the order given. A tag may hold a
     comma-separated list ("billing, 2026"), as a model writes tags into one string."""
     out: list[str] = []
     for raw in tags:
         for tag in str(raw).split(","):
-            tag = " ".join(scrub(tag, strip_emails=strip_emails).split())
+            tag = " ".join(tag.split())
             if tag and tag not in out:
                 out.append(tag)
     return out
 
 
-def remember(brain: Brain, settings: Settings, text: str, *, tags: Iterable[str] = (),
+def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Iterable[str] = (),
              project: str | None = None, origin: str | None = None,
              turn: str | None = None) -> Fact:
-    """Store `text` as a fact (scrubbed) and its chunk, in one transaction; returns the Fact.
-    The same fact again returns the stored one, with the new tags added to it."""
+    """Store `text` as a fact (through the gate) and its chunk, in one transaction; returns the
+    Fact. The same fact again returns the stored one, with the new tags added to it."""
     if not isinstance(text, str):
         raise ValueError("a fact must be text")
-    strip = settings.strip_emails
-    body = tidy(scrub(text, strip_emails=strip))
+    body, tag_list, (project, origin, turn) = gate.fact(text, split_tags(tags), [project, origin, turn])
+    body = tidy(body)
     if not body:
         raise ValueError("nothing to remember: the text is empty")
-    if len(body) > settings.max_chars:
+    if len(body) > max_chars:
         raise ValueError(
-            f"a fact is at most {settings.max_chars} characters (this one has {len(body)}); "
+            f"a fact is at most {max_chars} characters (this one has {len(body)}); "
             "store longer text as a note: llm brain ingest - --name NAME")
-    tag_list = clean_tags(tags, strip_emails=strip)
-    project = _clean_label(project, strip)
-    origin = _clean_label(origin, strip)
-    turn = _clean_label(turn, strip)
+    tag_list = split_tags(tag_list)
+    project, origin, turn = (" ".join(v.split()) or None if v else None for v in (project, origin, turn))
     key = fact_key(body)
     conn = brain.conn
     with brain.write():
@@ -103,14 +105,35 @@ def remember(brain: Brain, settings: Settings, text: str, *, tags: Iterable[str]
                 (body, SOURCE, created, json.dumps(tag_list), origin, turn, project, key))
             fact = Fact(id=cur.lastrowid, text=body, tags=tag_list, project=project,
                         origin=origin, turn=turn, created=created)
-        # (Re)stage even a known fact: its chunk is then there whatever happened to it before.
-        brain.stage(path=fact.citation, chunks=[ChunkRow(
-            fact.text, None, None, meta={"tags": fact.tags} if fact.tags else None)],
-            project=fact.project, source=SOURCE, ts=fact.created, role=ROLE, replace=True)
-        chunk_id = conn.execute("SELECT id FROM chunks WHERE path = ?", (fact.citation,)).fetchone()[0]
-        conn.execute("UPDATE facts SET path = ?, chunk_id = ? WHERE id = ?",
-                     (fact.citation, chunk_id, fact.id))
+        _stage(brain, gate, fact)
     return fact
+
+
+def _stage(brain: Brain, gate: "Gate", fact: Fact) -> None:
+    """(Re)stage a fact's chunk: even a known fact's, so its chunk is there whatever happened
+    to it before."""
+    brain.stage(path=fact.citation, chunks=[ChunkRow(
+        fact.text, None, None, meta={"tags": fact.tags} if fact.tags else None)],
+        project=fact.project, source=SOURCE, ts=fact.created, role=ROLE, replace=True, rules=gate.rules)
+    chunk_id = brain.conn.execute("SELECT id FROM chunks WHERE path = ?", (fact.citation,)).fetchone()[0]
+    brain.conn.execute("UPDATE facts SET path = ?, chunk_id = ? WHERE id = ?",
+                       (fact.citation, chunk_id, fact.id))
+
+
+def restage(brain: Brain, gate: "Gate") -> None:
+    """Every fact through the gate again (the scrub rules changed): its row and its chunk."""
+    for row in brain.conn.execute("SELECT id, text, tags, project, origin, turn, created FROM facts "
+                                  "ORDER BY id").fetchall():
+        old = _fact(row)
+        body, tags, (project, origin, turn) = gate.fact(old.text or "", old.tags,
+                                                            [old.project, old.origin, old.turn])
+        fact = Fact(id=old.id, text=tidy(body), tags=split_tags(tags), project=project, origin=origin,
+                    turn=turn, created=old.created)
+        with brain.write():
+            brain.conn.execute("UPDATE facts SET text = ?, tags = ?, project = ?, origin = ?, turn = ? "
+                               "WHERE id = ?", (fact.text, json.dumps(fact.tags), fact.project,
+                                                fact.origin, fact.turn, fact.id))
+            _stage(brain, gate, fact)
 
 
 def facts(brain: Brain) -> list[Fact]:
@@ -128,13 +151,6 @@ def forget(brain: Brain, fact_id: int) -> None:
     with brain.write():
         brain.forget(paths=[f"{PREFIX}{fact_id}"])
         brain.conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
-
-
-def _clean_label(value: str | None, strip_emails: bool) -> str | None:
-    if value is None:
-        return None
-    value = " ".join(scrub(str(value), strip_emails=strip_emails).split())
-    return value or None
 
 
 def _fact(row: tuple, stored: bool = True) -> Fact:

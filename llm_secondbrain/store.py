@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
 import os
 import sqlite3
@@ -22,11 +23,11 @@ from typing import Iterable, Iterator
 
 import sqlite_utils
 
-from .scrub import RULES_VERSION
 from . import cjk
 from .segment import title as segment_title
 
 BUSY_TIMEOUT_S = 60.0
+CHECKPOINT_WAIT_S = 2.0
 
 
 class BrainError(Exception):
@@ -248,20 +249,49 @@ def _m7_roots(db: sqlite_utils.Database) -> None:
         db["roots"].create({"path": str, "options": str, "ingested": str, "updated": str}, pk="path")
 
 
-def _m8_front_matter_read_again(db: sqlite_utils.Database) -> None:
+SALT_KEY = "name_salt"
+
+
+def _new_salt(brain_or_db) -> str:
+    """A brain's own salt for its name keys, made once (a brain opened read-only before its
+    first write gets one in memory only, which is fine: it then stores no key)."""
+    salt = os.urandom(16).hex()
+    conn = brain_or_db.conn
+    with contextlib.suppress(*DB_ERRORS):
+        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (SALT_KEY, salt))
+        salt = conn.execute("SELECT value FROM meta WHERE key = ?", (SALT_KEY,)).fetchone()[0]
+    return salt
+
+
+def _m8_keyed_names(db: sqlite_utils.Database) -> None:
+    """`files.key`: each document is found by a keyed hash of its real identity (its real
+    path, a stdin --name, a conversation's citation), so its stored name (`path`) can be the
+    scrubbed one. Brains made before store real names: their keys are made from them here,
+    and the next ingest re-reads every file under today's scrub rules, names included."""
+    if "key" not in db["files"].columns_dict:
+        db["files"].add_column("key", str)
+    salt = bytes.fromhex(_new_salt(db))
+    db.conn.executemany("UPDATE files SET key = ? WHERE path = ?", [
+        (hmac.new(salt, path.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:32], path)
+        for (path,) in db.execute("SELECT path FROM files WHERE key IS NULL").fetchall()])
+    db.execute("CREATE UNIQUE INDEX IF NOT EXISTS files_key ON files(key)")
+
+
+def _m9_front_matter_read_again(db: sqlite_utils.Database) -> None:
     """Markdown notes stored with their YAML front matter as text (before the reader took the
     block apart: ingest/readers.front_matter) are read again by the next ingest or update:
-    their ledger entry forgets its size and hash, so the unchanged-file shortcut does not
-    apply. Chunks whose text comes out the same keep their vectors; the others (the first
-    chunk of each such note, and later ones where the packing shifts) are embedded again."""
+    their ledger entry forgets its mtime and hash (not its size: a row without one is standard
+    input), so the unchanged-file shortcuts do not apply. Chunks whose text comes out the same
+    keep their vectors; the others (the first chunk of each such note, and later ones where the
+    packing shifts) are embedded again."""
     db.execute(
-        "UPDATE files SET size = NULL, mtime_ns = NULL, content_sha = NULL "
+        "UPDATE files SET mtime_ns = NULL, content_sha = NULL "
         "WHERE (lower(path) LIKE '%.md' OR lower(path) LIKE '%.markdown') "
         "AND path IN (SELECT path FROM chunks WHERE text LIKE '---%')"
     )
 
 
-def _m9_cjk_characters(db: sqlite_utils.Database) -> None:
+def _m10_cjk_characters(db: sqlite_utils.Database) -> None:
     """`chunks.cjk`: the Chinese, Japanese and Korean characters of a chunk and its title as
     tokens of their own (cjk.index_form), indexed beside the text, so CJK words and phrases
     are found wherever they stand. NULL for other text. The index gains a column: rebuilt."""
@@ -275,7 +305,7 @@ def _m9_cjk_characters(db: sqlite_utils.Database) -> None:
 
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
               _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts,
-              _m7_roots, _m8_front_matter_read_again, _m9_cjk_characters]
+              _m7_roots, _m8_keyed_names, _m9_front_matter_read_again, _m10_cjk_characters]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -323,7 +353,13 @@ def _refuse_a_stranger(conn, path: Path) -> None:
 def _create_private(path: Path) -> None:
     """Create the brain's folder (0700) and file (0600) before SQLite does, owner-only.
     Folders made on the way are owner-only too (`mkdir -p` would make them per the umask,
-    world-writable under umask 0, and then anyone could swap the brain's folder)."""
+    world-writable under umask 0, and then anyone could swap the brain's folder). A `--db`
+    that is a symlink to a file not there yet names that file: it is created."""
+    if path.is_symlink():
+        try:
+            os.path.realpath(path, strict=True)  # a loop raises here, in its own words
+        except FileNotFoundError:
+            path = Path(os.path.realpath(path))
     missing = []
     folder = path.parent
     while not folder.exists():
@@ -396,6 +432,10 @@ class Brain:
         self._configure()
         _migrate(self.db)
         self._connect_search_index()
+        if not self.read_only and os.path.getsize(self.path) and Path(f"{self.path}-wal").exists():
+            with contextlib.suppress(*DB_ERRORS):
+                self.checkpoint()  # one another process kept from finishing (see close) ends now
+            self.notes.clear()  # (and if it cannot yet, closing says so)
 
     def _connect_search_index(self) -> None:
         """Construct the FTS5 table's connection now, where a transient failure can be retried.
@@ -440,18 +480,36 @@ class Brain:
         # (FTS5 keeps a deleted row's terms in its segments until they are merged: see purge.)
         self.conn.execute("PRAGMA secure_delete = ON")
         self._purge = False
+        self._salt: bytes | None = None
+        self.notes: list[str] = []  # what closing could not do, for the face to say
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     def close(self) -> None:
         """Purge what was deleted from the search index, then fold the WAL back into the
-        main file so copying brain.db copies everything (and no old page stays in the WAL)."""
+        main file so copying brain.db copies everything (and no old page stays in the WAL).
+        When another process holds the brain open (a running watch or MCP server), the WAL
+        cannot be emptied: that is said in `notes`, and the next open finishes it."""
         with contextlib.suppress(*DB_ERRORS):
             if not self.read_only:
                 self.purge_search_index()
-                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self.checkpoint()
         with contextlib.suppress(*DB_ERRORS):
             self.conn.close()
+
+    def checkpoint(self) -> bool:
+        """Fold the WAL into the file and empty it; False (with a note) when a reader in
+        another process kept it from being emptied."""
+        # a reader elsewhere may hold the WAL for as long as it likes: wait a little, not a minute
+        self.conn.execute(f"PRAGMA busy_timeout = {int(CHECKPOINT_WAIT_S * 1000)}")
+        busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        wal = Path(f"{self.path}-wal")
+        if busy or (wal.exists() and wal.stat().st_size):
+            self.notes.append("another process has the brain open (a watch or MCP server?): what was "
+                              "removed may linger in its -wal file until the next command finishes the job")
+            return False
+        return True
 
     def __enter__(self) -> "Brain":
         return self
@@ -503,27 +561,53 @@ class Brain:
     def has_vectors_table(self) -> bool:
         return self.db["vec_chunks"].exists()
 
+    # -- names ---------------------------------------------------------------------------------
+
+    def name_key(self, identity: str) -> str:
+        """The key a document is found by: a keyed hash (HMAC-SHA256, this brain's own salt) of
+        its real identity (a file's real path, a stdin --name, a conversation's citation). The
+        brain stores names only as the scrubber left them, so a secret in a file's name never
+        reaches the file; the key still finds the file again, and the salt makes it useless for
+        testing guesses against a copied brain."""
+        if self._salt is None:
+            self._salt = bytes.fromhex(self.get_meta(SALT_KEY) or _new_salt(self))
+        return hmac.new(self._salt, identity.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:32]
+
     # -- files ledger --------------------------------------------------------------------------
 
-    def file_record(self, path: str) -> dict | None:
-        cur = self.conn.execute("SELECT * FROM files WHERE path = ?", (path,))
+    def file_record(self, key: str) -> dict | None:
+        """The ledger entry of the document with this key (see name_key), or None."""
+        cur = self.conn.execute("SELECT * FROM files WHERE key = ?", (key,))
         row = cur.fetchone()
         if row is None:
             return None
         return dict(zip([d[0] for d in cur.description], row))
 
-    def touch_file(self, path: str, **fields) -> None:
+    def touch_file(self, key: str, **fields) -> None:
         """Refresh the ledger entry of an unchanged file (mtime touched, same content)."""
         sets = ", ".join(f"{k} = ?" for k in fields)
         with self.write():
-            self.conn.execute(f"UPDATE files SET {sets} WHERE path = ?", (*fields.values(), path))
+            self.conn.execute(f"UPDATE files SET {sets} WHERE key = ?", (*fields.values(), key))
 
-    def paths_under(self, root: str) -> list[str]:
-        prefix = root.rstrip(os.sep) + os.sep
-        rows = self.conn.execute(
-            "SELECT path FROM files WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)
-        ).fetchall()
-        return [r[0] for r in rows]
+    def files_under(self, folder: str) -> list[tuple[str, str]]:
+        """(key, stored name) of every file stored under `folder` (a stored name's prefix)."""
+        prefix = folder.rstrip(os.sep) + os.sep
+        return self.conn.execute(
+            "SELECT key, path FROM files WHERE substr(path, 1, ?) = ?", (len(prefix), prefix)).fetchall()
+
+    def _place(self, key: str, name: str) -> str:
+        """The stored name of the document `key` under the name `name`: taken as it is unless
+        another document already holds it (two names the scrubber made alike), and moved, with
+        its chunks, when the document had another name before."""
+        taken = self.conn.execute("SELECT key FROM files WHERE path = ?", (name,)).fetchone()
+        if taken is not None and taken[0] != key:
+            name = f"{name} ({key[:8]})"
+        old = self.conn.execute("SELECT path FROM files WHERE key = ?", (key,)).fetchone()
+        if old is not None and old[0] != name:
+            self.conn.execute("UPDATE chunks SET path = ? WHERE path = ?", (name, old[0]))
+            self.conn.execute("UPDATE files SET path = ? WHERE key = ?", (name, key))
+            self._purge = True  # the old name's bytes go with the rewritten rows
+        return name
 
     # -- staging -------------------------------------------------------------------------------
 
@@ -540,16 +624,22 @@ class Brain:
         replace: bool = True,
         ledger: dict | None = None,
         title: str | None = None,
+        key: str | None = None,
+        rules: str | None = None,
     ) -> StageResult:
-        """Make the brain hold exactly `chunks` for `path` (or add them, when replace=False).
+        """Make the brain hold exactly `chunks` for the document `key` (default: the key of
+        `path`), stored under the name `path` (or add them, when replace=False).
 
-        Unchanged chunks keep their row (and vector); only their line span and labels are
-        refreshed. The chunk rows and the ledger entry change in one transaction, so an
-        interrupted ingest either did the whole file or nothing, and the next run picks up
-        where it stopped. `title` (default: the first chunk's first line, indexed with every
-        chunk after the first) is indexed with every chunk.
+        Everything given here is stored as it is: the caller has scrubbed it (ingest's gate),
+        and `rules` names the scrub rules it was scrubbed under. Unchanged chunks keep their
+        row (and vector); only their line span and labels are refreshed. The chunk rows and the
+        ledger entry change in one transaction, so an interrupted ingest either did the whole
+        file or nothing, and the next run picks up where it stopped. `title` (default: the
+        first chunk's first line, indexed with every chunk after the first) is indexed with every
+        chunk.
         """
         result = StageResult()
+        key = key or self.name_key(path)
         created = now_iso()
         wanted: dict[str, ChunkRow] = {}
         for chunk in chunks:
@@ -560,6 +650,7 @@ class Brain:
         titles = {sha: (head if i or title else None) for i, sha in enumerate(wanted)}
         table = self.db["chunks"]
         with self.write():
+            path = self._place(key, path)
             existing = dict(
                 self.conn.execute("SELECT sha, id FROM chunks WHERE path = ?", (path,)).fetchall()
             )
@@ -575,7 +666,7 @@ class Brain:
                     "cjk": cjk.index_form(chunk.text, titles[sha]),
                     "meta": json.dumps(chunk.meta, sort_keys=True) if chunk.meta else None,
                     # a kept chunk is this text under today's rules too
-                    "scrub_version": RULES_VERSION,
+                    "scrub_version": rules,
                 }
                 if sha in existing:
                     result.kept += 1
@@ -588,21 +679,28 @@ class Brain:
                 table.insert_all(new_rows, ignore=True)
                 result.added = len(new_rows)
             self.db["files"].upsert({
-                "path": path, "project": project, "source": source, "ts": ts,
-                "ingested": created, "scrub_version": RULES_VERSION, **(ledger or {}),
+                "path": path, "key": key, "project": project, "source": source, "ts": ts,
+                "ingested": created, "scrub_version": rules, **(ledger or {}),
             }, pk="path")
         return result
 
     def purge_search_index(self) -> None:
         """After rows were deleted or rewritten, rebuild the FTS5 index's segments so the old
-        terms are gone from the file, not merely marked deleted (with secure_delete, the
-        freed pages are zeroed). FTS5's own 'secure-delete' option would do this per row,
-        but it changes the index format so that SQLite before 3.42 (Debian 12's, many
-        Pythons') can no longer read it: `sqlite-utils search` and Datasette would break.
-        Costs a rewrite of the index, once per command that deleted something."""
+        terms are gone from the file, not merely marked deleted, then write the index's rows
+        again into fresh pages. (secure_delete zeroes what is deleted, but a B-tree page that
+        SQLite rebalanced keeps stale copies of cells that moved in its unused space: a
+        replaced paragraph's words survived there in about one re-ingest in twenty.) FTS5's
+        own 'secure-delete' option would work per row, but it changes the index format so
+        that SQLite before 3.42 (Debian 12's, many Pythons') can no longer read it:
+        `sqlite-utils search` and Datasette would break. Costs two rewrites of the index, once
+        per command that deleted something."""
         if self._purge:
             with self.write():
                 self.conn.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('optimize')")
+                self.conn.execute("CREATE TEMP TABLE fts_copy AS SELECT * FROM fts_chunks_data")
+                self.conn.execute("DELETE FROM fts_chunks_data")
+                self.conn.execute("INSERT INTO fts_chunks_data SELECT * FROM temp.fts_copy")
+                self.conn.execute("DROP TABLE temp.fts_copy")
             self._purge = False
 
     def _delete_ids(self, ids: Iterable[int]) -> int:
@@ -620,87 +718,88 @@ class Brain:
             self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
         return len(ids)
 
-    def scrub_outdated(self) -> bool:
-        """Was this brain filled, in part, under older scrub rules than these?"""
-        return int(self.get_meta("scrub_version") or 0) < RULES_VERSION
-
-    def outdated_files(self) -> list[tuple[str, str, str]]:
-        """(path, project, source) of every file (a ledger row with a size: standard input has
-        none) stored under older scrub rules, for reading it again."""
+    def outdated_files(self, rules: str) -> list[tuple[str, str, str, str]]:
+        """(key, stored name, project, source) of every file (a ledger row with a size:
+        standard input has none) stored under other scrub rules than `rules`."""
         return self.conn.execute(
-            "SELECT path, project, source FROM files WHERE coalesce(scrub_version, 0) < ? "
-            "AND size IS NOT NULL ORDER BY path", (RULES_VERSION,)).fetchall()
+            "SELECT key, path, project, source FROM files WHERE scrub_version IS NOT ? "
+            "AND size IS NOT NULL ORDER BY path", (rules,)).fetchall()
 
-    def rescrub_outdated(self, *, strip_emails: bool = False, allow=None) -> int:
-        """Scrub again, in place, every chunk stored under older scrub rules, so an upgraded
-        brain never keeps a secret the new rules catch; returns how many chunks that was.
-        Changed chunks lose their vector and are embedded again. Sources that can be read
-        again are better re-ingested first (ingest.refresh_outdated): the stored text has lost
-        the labels that told the rules a value was a secret."""
-        if not self.scrub_outdated():
-            return 0
-        from .scrub import scrub
+    def outdated_documents(self, rules: str, limit: int = 200) -> list[str]:
+        """Stored names of documents that still hold a chunk stored under other rules."""
+        return [r[0] for r in self.conn.execute(
+            "SELECT DISTINCT path FROM chunks WHERE scrub_version IS NOT ? LIMIT ?", (rules, limit))]
 
-        rescrubbed = 0
-        while True:
-            with self.write():
-                rows = self.conn.execute(
-                    "SELECT id, path, text, title FROM chunks WHERE coalesce(scrub_version, 0) < ? LIMIT 500",
-                    (RULES_VERSION,),
-                ).fetchall()
-                rescrubbed += len(rows)
-                for cid, path, text, head in rows:
-                    # A title is a copy of the first line of its file's first chunk.
-                    clean_head = scrub(head, strip_emails=strip_emails, allow=allow) if head else head
-                    if clean_head != head:
-                        self.conn.execute("UPDATE chunks SET title = ?, cjk = ? WHERE id = ?",
-                                          (clean_head, cjk.index_form(text, clean_head), cid))
-                        self._purge = True
-                    clean = scrub(text, strip_emails=strip_emails, allow=allow)
-                    if clean == text:
-                        self.conn.execute(
-                            "UPDATE chunks SET scrub_version = ? WHERE id = ?", (RULES_VERSION, cid)
-                        )
-                        continue
-                    sha = text_sha(clean)
-                    twin = self.conn.execute(
-                        "SELECT id FROM chunks WHERE path IS ? AND sha = ? AND id != ?", (path, sha, cid)
-                    ).fetchone()
+    def document_chunks(self, path: str) -> list[tuple[int, str, str | None, str | None]]:
+        """(id, text, title, meta JSON) of every chunk of one document, in reading order."""
+        return self.conn.execute(
+            "SELECT id, text, title, meta FROM chunks WHERE path IS ? ORDER BY line_start, id", (path,)).fetchall()
+
+    def rewrite_document(self, path: str, name: str, chunks: list[tuple[int, str, str | None, str | None]],
+                         rules: str) -> int:
+        """Store a document's chunks as the caller scrubbed them again in place (its source
+        cannot be read again): `chunks` holds (id, text, title, meta JSON) and `name` its
+        stored name now. A chunk whose text changed loses its vector and is embedded again;
+        one that became a copy of another is dropped. Returns how many chunks changed."""
+        changed = 0
+        with self.write():
+            row = self.conn.execute("SELECT key FROM files WHERE path IS ?", (path,)).fetchone()
+            if row is not None and row[0] and name != path:
+                path = self._place(row[0], name)
+            elif row is None and name != path:
+                self.conn.execute("UPDATE chunks SET path = ? WHERE path IS ?", (name, path))
+                path = name
+            current = {cid: (text, title, meta) for cid, text, title, meta in self.document_chunks(path)}
+            for cid, text, title, meta in chunks:
+                if cid not in current:
+                    continue
+                old_text, old_title, old_meta = current[cid]
+                if (text, title, meta) == (old_text, old_title, old_meta):
+                    continue
+                changed += 1
+                self._purge = True
+                if text != old_text:
+                    sha = text_sha(text)
+                    twin = self.conn.execute("SELECT id FROM chunks WHERE path IS ? AND sha = ? AND id != ?",
+                                             (path, sha, cid)).fetchone()
                     if twin:
                         self._delete_ids([cid])
                         continue
                     if self.has_vectors_table():
                         self.conn.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
                         self.bump_vectors()
-                    self._purge = True
-                    self.conn.execute(
-                        "UPDATE chunks SET text = ?, sha = ?, embedded = 0, embed_error = NULL, "
-                        "scrub_version = ?, cjk = ? WHERE id = ?",
-                        (clean, sha, RULES_VERSION, cjk.index_form(clean, clean_head), cid),
-                    )
-                if not rows:
-                    for fid, text in self.conn.execute("SELECT id, text FROM facts").fetchall():
-                        clean = scrub(text or "", strip_emails=strip_emails, allow=allow)
-                        if clean != (text or ""):
-                            self.conn.execute("UPDATE facts SET text = ? WHERE id = ?", (clean, fid))
-                    self.set_meta("scrub_version", str(RULES_VERSION))
-                    return rescrubbed
+                    self.conn.execute("UPDATE chunks SET text = ?, sha = ?, embedded = 0, embed_error = NULL "
+                                      "WHERE id = ?", (text, sha, cid))
+                self.conn.execute("UPDATE chunks SET title = ?, meta = ?, cjk = ? WHERE id = ?",
+                                  (title, meta, cjk.index_form(text, title), cid))
+            self.conn.execute("UPDATE chunks SET scrub_version = ? WHERE path IS ?", (rules, path))
+            self.conn.execute("UPDATE files SET scrub_version = ? WHERE path IS ?", (rules, path))
+        return changed
+
+    def restamp_file(self, key: str, name: str, rules: str) -> None:
+        """A ledger row's name scrubbed again under `rules` (a file whose chunks are gone)."""
+        with self.write():
+            self._place(key, name)
+            self.conn.execute("UPDATE files SET scrub_version = ? WHERE key = ?", (rules, key))
 
     # -- forgetting ----------------------------------------------------------------------------
 
     def forget(
-        self, *, paths: Iterable[str] = (), project: str | None = None, source: str | None = None
+        self, *, paths: Iterable[str] = (), keys: Iterable[str] = (), project: str | None = None,
+        source: str | None = None,
     ) -> tuple[int, int]:
-        """Remove chunks (and their FTS rows and vectors) by path prefix, project or source.
-
-        A path forgets that file, or everything under it when it is a folder. Returns
-        (chunks removed, files removed from the ledger).
-        """
+        """Remove chunks (and their FTS rows and vectors) by stored name (a file, or everything
+        under a folder), by key (see name_key), project or source. Returns (chunks removed,
+        files removed from the ledger)."""
         where, params = [], []
         for p in paths:
             where.append("(path = ? OR substr(path, 1, ?) = ?)")
             prefix = p.rstrip(os.sep) + os.sep
             params += [p, len(prefix), prefix]
+        keys = list(keys)
+        if keys:
+            where.append(f"path IN (SELECT path FROM files WHERE key IN ({','.join('?' * len(keys))}))")
+            params += keys
         clauses = []
         if where:
             clauses.append("(" + " OR ".join(where) + ")")
@@ -717,19 +816,31 @@ class Brain:
             ids = [r[0] for r in self.conn.execute(f"SELECT id FROM chunks WHERE {cond}", params)]
             removed = self._delete_ids(ids)
             files = self.conn.execute(f"DELETE FROM files WHERE {cond}", params).rowcount
+            self._purge = self._purge or files > 0  # a name is text too
             # A remembered fact lives on as long as its chunk (facts.py).
             self.conn.execute("DELETE FROM facts WHERE substr(path, 1, 5) = 'fact:' AND NOT EXISTS "
                               "(SELECT 1 FROM chunks c WHERE c.path = facts.path)")
         return removed, files
 
-    def remove_paths(self, paths: Iterable[str]) -> int:
-        """Remove files that vanished from a folder: their chunks and ledger rows."""
+    def forget_count(self, *, project: str | None = None, source: str | None = None) -> int:
+        """How many chunks `forget(project=, source=)` would remove."""
+        clauses = [f"{c} = ?" for c, v in (("project", project), ("source", source)) if v is not None]
+        params = [v for v in (project, source) if v is not None]
+        return self.conn.execute(f"SELECT count(*) FROM chunks WHERE {' AND '.join(clauses) or '1'}",
+                                 params).fetchone()[0]
+
+    def remove_keys(self, keys: Iterable[str]) -> int:
+        """Remove the documents with these keys (files that vanished): chunks and ledger rows."""
         removed = 0
-        for p in paths:
+        for key in keys:
             with self.write():
-                ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE path = ?", (p,))]
+                row = self.conn.execute("SELECT path FROM files WHERE key = ?", (key,)).fetchone()
+                if row is None:
+                    continue
+                ids = [r[0] for r in self.conn.execute("SELECT id FROM chunks WHERE path = ?", (row[0],))]
                 removed += self._delete_ids(ids)
-                self.conn.execute("DELETE FROM files WHERE path = ?", (p,))
+                self.conn.execute("DELETE FROM files WHERE key = ?", (key,))
+                self._purge = True
         return removed
 
     # -- reading -------------------------------------------------------------------------------
@@ -765,7 +876,6 @@ class Brain:
             "embed_model": self.get_meta("embed_model"),
             "embed_dim": int(dim) if dim else None,
             "schema_version": SCHEMA_VERSION,
-            "scrub_version": RULES_VERSION,
         }
 
     def vacuum(self) -> tuple[int, int]:

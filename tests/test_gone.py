@@ -57,7 +57,8 @@ def _age(brain_path: Path, secret_text: str, path: str) -> None:
                            (secret_text, text_sha(secret_text), path))
         brain.conn.execute("UPDATE chunks SET scrub_version = 1")
         brain.conn.execute("UPDATE files SET scrub_version = 1")
-        brain.set_meta("scrub_version", "1")
+        brain.set_meta("scrub_version", "1")  # (what brains made before the rules' identity hold)
+        brain.set_meta("scrub_rules", None)
     brain.close()
 
 

@@ -261,7 +261,9 @@ def test_hostile_files_are_skipped_with_reasons_or_ingested(tmp_path, brain_path
     # A name with a newline is stored as it is and can be forgotten by it.
     res = subprocess.run(llm_cmd("brain", "forget", root / "new\nline.md", "--json"),
                          capture_output=True, text=True, timeout=120)
-    assert json.loads(res.stdout) == {"chunks_removed": 1, "sources_removed": 1}
+    gone = json.loads(res.stdout)
+    assert (gone["chunks_removed"], gone["sources_removed"]) == (1, 1)
+    assert gone["kept_out_of_roots"] == [str(root / "new\nline.md")]  # forgotten inside a root: kept out
     os.unlink(root / "big-one-line.txt")
 
 
@@ -392,7 +394,8 @@ def test_sources_are_never_modified(tmp_path, brain_path):
         for dirpath, _dirnames, _filenames in os.walk(root):
             os.chmod(dirpath, 0o755)
     assert after == before
-    assert check_invariants(brain_path)["files"] == 4
+    # sub/ and a.md (with link.md, which is a.md) were forgotten inside the root: they stay out
+    assert check_invariants(brain_path)["files"] == 1
 
 
 # =================================================================================================

@@ -322,7 +322,7 @@ def test_front_matter_is_metadata_not_text(run, tmp_path, brain_path):
     assert row["title"] == "Rye levain: a schedule" and row["line_start"] == 10
     assert row["ts"].startswith("2024-03-01")
     meta = json.loads(row["meta"])
-    assert meta["id"] == "20240301T1022" and meta["tags"] == "baking, rye"
+    assert meta["id"] == "20240301T1022" and meta["tags"] == ["baking", "rye"]
     assert SECRETS["github"] not in dump_brain(brain_path)
     out = run("brain", "recall", "levain schedule", "--mode", "lexical", "--json", "--db", brain_path).output
     hit = json.loads(out.splitlines()[0])

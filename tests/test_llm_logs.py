@@ -123,7 +123,7 @@ def test_recall_filters_by_source_and_forget_removes_conversations(run, logs, tm
     ingest(run)
     fares = recall(run, "ferry fares", "--source", "llm")[0]["citation"]
     out = json.loads(run("brain", "forget", fares, "--json").output)  # one conversation, by its citation
-    assert out == {"chunks_removed": 2, "sources_removed": 1}
+    assert (out["chunks_removed"], out["sources_removed"]) == (2, 1)
     out = json.loads(run("brain", "forget", "--source", "llm", "--json").output)
     assert out["chunks_removed"] == 2 and out["sources_removed"] == 1
     assert {h["source"] for h in recall(run, "ferry timetable island")} == {"files"}

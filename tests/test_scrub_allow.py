@@ -57,3 +57,19 @@ def test_a_missing_allow_file_is_one_line(tmp_path, monkeypatch, run):
     assert result.exit_code == 1
     assert "SECONDBRAIN_SCRUB_ALLOW" in result.output and "nope.txt" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_explain_names_the_rule_and_the_filter_never_the_value(tmp_path, monkeypatch, run):
+    token = "ghp_" + "Zq8xLm2pWvR4tY7u" + "K1oN3bH6jD9fS0gA5cE2"
+    note = tmp_path / "servers.md"
+    note.write_text(f'db:\n  password: "{{{{ db_password }}}}"\n  token: {REAL}\nci: {token}\n'
+                    f"demo password: {DEMO}\n")
+    _allow(tmp_path, monkeypatch, "^fixture-[a-z0-9]+$\n")
+    out = run("brain", "scrub", "--explain", note).output
+    lines = out.splitlines()
+    assert any(ln.split()[:4] == ["3:10", "redacted", "label-assignment", "secret"] and ln.endswith(f"length {len(REAL)}")
+               for ln in lines)
+    assert any(ln.split()[:4] == ["4:5", "redacted", "github-token", "github_token"] for ln in lines)
+    assert any(ln.split()[:4] == ["5:16", "redacted", "allowed", "password"] for ln in lines)
+    assert any(ln.split() == ["2:14", "let", "go", "password", "template_or_variable"] for ln in lines)
+    assert REAL not in out and token not in out and DEMO not in out and "db_password" not in out

@@ -97,8 +97,9 @@ CREATE TABLE facts (id INTEGER PRIMARY KEY, text TEXT, source TEXT, created TEXT
 """
 
 
-def test_brain_from_the_seed_script_upgrades_in_place(brain_path):
-    """A brain.db made by the original single-file brain.py opens, upgrades, and gets re-scrubbed."""
+def test_brain_from_the_seed_script_upgrades_in_place(brain_path, tmp_path, run):
+    """A brain.db made by the original single-file brain.py opens, upgrades, and gets re-scrubbed
+    by the next ingest (its source is gone: in place)."""
     brain_path.parent.mkdir(parents=True)
     conn = sqlite3.connect(brain_path)
     conn.executescript(SEED_SCHEMA)
@@ -115,7 +116,11 @@ def test_brain_from_the_seed_script_upgrades_in_place(brain_path):
     # The second chunk is indexed with its file's title (the first chunk's first line).
     assert brain.conn.execute(
         "SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH 'old AND garden'").fetchall() == [(2,)]
-    assert brain.rescrub_outdated() == 2
+    brain.close()
+    (tmp_path / "empty").mkdir()
+    result = run("brain", "ingest", tmp_path / "empty", "--db", brain_path)
+    assert "2 chunks re-scrubbed in place" in result.output
+    brain = open_brain(brain_path)
     rows = brain.conn.execute("SELECT text, coalesce(title, '') FROM chunks").fetchall()
     assert not any("Oldpass2024xyz" in text or "Oldpass2024xyz" in head for text, head in rows)
     assert "[REDACTED:" in rows[0][0] and "[REDACTED:" in rows[1][1]

@@ -2,9 +2,9 @@
 here; every failure a user can cause becomes one line on stderr and exit code 1 (`BrainGroup`)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from pathlib import Path
 
 import click
 
@@ -61,10 +61,27 @@ def json_option(fn):
     return click.option("--json", "as_json", is_flag=True, help="Output as JSON")(fn)
 
 
+@contextlib.contextmanager
 def _open(db_path: str | None, *, create: bool = False, settings: config.Settings | None = None):
+    """The brain for one command; what closing it could not finish is said on stderr."""
     from ..api import SecondBrain
 
-    return SecondBrain.open(create=create, settings=settings or config.load(db=db_path))
+    sb = SecondBrain.open(create=create, settings=settings or config.load(db=db_path))
+    try:
+        yield sb
+    finally:
+        sb.close()
+        for note in sb.brain.notes:
+            click.echo(note, err=True)
+
+
+# Skips that are the point of a folder walk, not news: counted in the summary, not named.
+QUIET_SKIPS = {"binary"}
+
+
+def _say_skip(name: str, reason: str) -> None:
+    if reason not in QUIET_SKIPS:
+        click.echo(f"skipped {name}: {reason}", err=True)
 
 
 def _human_size(n: int) -> str:
@@ -220,7 +237,7 @@ def ingest_cmd(paths, project, source, name, include, exclude, max_size, strip_e
         with _open(db_path, create=True, settings=settings) as sb:
             report = sb.ingest(
                 list(paths), embed=not no_embed, progress=not no_progress, project=project,
-                source=source, name=name, include=include, exclude=exclude, on_file=on_file,
+                source=source, name=name, include=include, exclude=exclude, on_file=on_file, on_skip=_say_skip,
                 max_bytes=int(max_size * 1024 * 1024), stdin=sys.stdin if "-" in paths else None,
                 llm_logs=llm_logs, logs_db=logs_db, include_brain_turns=include_brain_turns,
                 since=since,
@@ -318,15 +335,17 @@ def forget_cmd(paths, project, source, fact_ids, as_json, db_path):
     or a remembered fact by --fact ID.
 
     A PATH is a file or a folder (everything under it), typed as you like: it is resolved
-    the same way ingest stores it. Combined options must all match.
+    the same way ingest stores it; a name given to standard input works too. A file or
+    folder inside an ingested folder stays out of it from now on (update and watch pass it
+    by; ingesting it again brings it back); forgetting a whole ingested folder stops
+    tracking it. Forgetting what the brain does not hold is an error. Combined options must
+    all match.
 
     \b
     Examples:
         llm brain forget ~/notes/old-job
         llm brain forget --project scratch
     """
-    from ..ingest.sources import resolve
-
     if fact_ids:
         if paths or project is not None or source is not None:
             raise _fail("--fact forgets facts only: give it without a PATH, --project or --source")
@@ -338,13 +357,17 @@ def forget_cmd(paths, project, source, fact_ids, as_json, db_path):
         return
     if not paths and project is None and source is None:
         raise _fail("say what to forget: a PATH, --project, --source or --fact")
-    resolved = [p if p == "-" or not _looks_like_path(p) else resolve(p) for p in paths]
     with _open(db_path) as sb:
-        chunks, files = sb.forget(paths=resolved, project=project, source=source)
+        gone = sb.forget(paths=paths, project=project, source=source)
     if as_json:
-        click.echo(json.dumps({"chunks_removed": chunks, "sources_removed": files}))
-    else:
-        click.echo(f"forgot {plural(chunks, 'chunk')} from {plural(files, 'source')}")
+        click.echo(json.dumps({"chunks_removed": gone.chunks, "sources_removed": gone.files,
+                               "kept_out_of_roots": gone.excluded, "roots_removed": gone.roots_removed}))
+        return
+    click.echo(f"forgot {plural(gone.chunks, 'chunk')} from {plural(gone.files, 'source')}")
+    for name in gone.excluded:
+        click.echo(f"{name} stays out of its root from now on (ingest it again to bring it back)")
+    for root in gone.roots_removed:
+        click.echo(f"{root} is no longer a root")
 
 
 @brain.command(name="vacuum")
@@ -365,12 +388,16 @@ def vacuum_cmd(db_path):
 @click.argument("file", type=click.File("r", encoding="utf-8", errors="replace"), default="-")
 @click.option("--report", is_flag=True, help="Also print, on stderr, what kinds were redacted")
 @click.option("--strip-emails", is_flag=True, default=None, help="Redact e-mail addresses too")
-def scrub_cmd(file, report, strip_emails):
+@click.option("--explain", is_flag=True,
+              help="Instead of the text, print each redaction (line:column, rule, kind, length) and each "
+                   "labelled value let go (line:column, label, filter); never a value")
+def scrub_cmd(file, report, strip_emails, explain):
     """Preview scrubbing: print FILE (or stdin) with secrets redacted. Stores nothing.
 
     \b
-    Example:
+    Examples:
         llm brain scrub ~/notes/servers.md --report
+        llm brain scrub --explain ~/notes/servers.md
     """
     from ..ingest import allow_patterns
     from ..scrub import scrub_report
@@ -378,13 +405,36 @@ def scrub_cmd(file, report, strip_emails):
     settings = config.load()
     if strip_emails is None:
         strip_emails = settings.strip_emails
-    text, counts = scrub_report(file.read(), strip_emails=bool(strip_emails),
-                                allow=allow_patterns(settings))
+    source = file.read()
+    if explain:
+        _explain(source, bool(strip_emails), allow_patterns(settings))
+        return
+    text, counts = scrub_report(source, strip_emails=bool(strip_emails), allow=allow_patterns(settings))
     sys.stdout.write(text)
     if report:
         total = sum(counts.values())
         kinds = ", ".join(f"{k}: {n}" for k, n in sorted(counts.items())) or "nothing"
         click.echo(f"redacted {total}: {kinds}", err=True)
+
+
+def _explain(source: str, strip_emails: bool, allow) -> None:
+    """Print why scrubbing `source` redacts what it redacts, by position: never a value."""
+    import bisect
+
+    from ..scrub import explain
+
+    redactions, released = explain(source, strip_emails=strip_emails, allow=allow)
+    starts = [0] + [i + 1 for i, c in enumerate(source) if c == "\n"]
+
+    def where(pos: int) -> str:
+        line = bisect.bisect_right(starts, pos)
+        return f"{line}:{pos - starts[line - 1] + 1}"
+
+    for r in redactions:
+        click.echo(f"{where(r.start):<10} redacted  {','.join(r.rules):<28} {r.kind:<24} length {r.end - r.start}")
+    for r in released:
+        click.echo(f"{where(r.start):<10} let go    {r.found_by:<28} {r.filter}")
+    click.echo(f"{len(redactions)} redacted, {len(released)} let go")
 
 
 def _embed_options(fn):
@@ -398,10 +448,16 @@ def _embed_options(fn):
 
 
 def _run_embed(db_path, *, reembed: bool, as_json: bool, no_progress: bool, **kwargs) -> None:
-    with _open(db_path) as sb:
-        # EmbedError is a click.ClickException: one line on stderr, exit code 1.
-        run = sb.reembed if reembed else sb.embed
-        report = run(progress=not no_progress, **kwargs)
+    from ..embed import EmbedInterrupted
+
+    try:
+        with _open(db_path) as sb:
+            # EmbedError is a click.ClickException: one line on stderr, exit code 1.
+            run = sb.reembed if reembed else sb.embed
+            report = run(progress=not no_progress, **kwargs)
+    except EmbedInterrupted as stop:  # as ingest does: what was done, and exit 130
+        click.echo(f"interrupted; {stop.report.summary()}", err=True)
+        sys.exit(130)
     click.echo(json.dumps(report.as_dict()) if as_json else report.summary())
 
 
@@ -444,18 +500,10 @@ def _path_filter(value: str) -> str:
 
     if any(ch in value for ch in "*?[") or not os.path.exists(value):
         return value
-    real = resolve(value)
-    return real + os.sep + "*" if os.path.isdir(real) else real
+    from ..ingest import Gate
 
-
-def _looks_like_path(name: str) -> bool:
-    """stdin sources are stored under their --name verbatim, and llm conversations under
-    their citation; anything else is a filesystem path."""
-    from ..ingest.llm_logs import PATH_PREFIX
-
-    if name.startswith(PATH_PREFIX):
-        return False
-    return Path(name).is_absolute() or Path(name).exists() or "/" in name or name.startswith(".")
+    real = Gate(config.load()).shown(resolve(value))  # the name the brain stores it under
+    return real + os.sep + "*" if os.path.isdir(resolve(value)) else real
 
 
 @brain.command(name="remember")
@@ -537,7 +585,7 @@ def update_cmd(paths, no_embed, no_progress, as_json, db_path):
     its chunks are kept (a missing mount must not erase a brain).
     """
     with _open(db_path) as sb:
-        report = sb.update(list(paths), embed=not no_embed, progress=not no_progress)
+        report = sb.update(list(paths), embed=not no_embed, progress=not no_progress, on_skip=_say_skip)
     if not report.roots:
         click.echo("no roots yet: each folder or file given to llm brain ingest becomes one", err=True)
     if as_json:
@@ -574,6 +622,8 @@ def roots_cmd(remove, as_json, db_path):
         options = " ".join(_as_flags(row["options"]))
         state = "" if row["exists"] else "  (missing: chunks kept)"
         click.echo(f"{row['path']}\t{options or '-'}\tupdated {row['updated']}{state}")
+        for name in row["forgotten"]:
+            click.echo(f"  forgotten, kept out: {name}")
 
 
 def _as_flags(options: dict) -> list[str]:
@@ -621,12 +671,15 @@ def watch_cmd(paths, no_embed, debounce, db_path):
             raise _fail("no roots to watch yet: ingest a folder first (llm brain ingest PATH)")
         try:
             with Watch(sb, chosen, embed=not no_embed, debounce_ms=debounce) as watch:
-                report = sb.update([r.path for r in chosen], embed=not no_embed, progress=False)
+                report = sb.update([r.path for r in chosen], embed=not no_embed, progress=False,
+                                   on_skip=_say_skip)
                 for line in report.lines():
                     click.echo(line)
                 click.echo(f"watching {len(watch.watched)} roots (Ctrl-C to stop)")
                 for batch in watch.batches():
                     batches += 1
+                    for skipped in batch.report.skipped_files:  # a bad file is named, then watched on
+                        _say_skip(skipped["path"], skipped["reason"])
                     click.echo(batch.line())
         except KeyboardInterrupt:
             pass

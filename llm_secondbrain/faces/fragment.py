@@ -38,9 +38,12 @@ def fragment(argument: str) -> llm.Fragment:
     query = argument.replace("%20", " ").strip()
     if not query:
         raise ValueError("brain: needs a query, as in -f brain:'INV/2026/00037'")
+    from ..scrub import scrub
+
     result, settings = _search(query, RecallOptions(k=FRAGMENT_K))
     text = context_text(result, settings.fragment_chars)
-    return llm.Fragment(f"Passages from my notes for: {query}\n\n{text}", source=f"brain:{query}")
+    shown = scrub(query)  # the fragment goes to a model and into llm's log: no secret in it
+    return llm.Fragment(f"Passages from my notes for: {shown}\n\n{text}", source=f"brain:{shown}")
 
 
 def tool(query: str, k: int = 5) -> str:

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Iterator
 
 import watchfiles
 
+from ..ingest import IngestReport, sources, upkeep
 from ..ingest import roots as roots_mod
-from ..ingest import sources
-from ..ingest import IngestReport
 
 if TYPE_CHECKING:
     from ..api import SecondBrain
@@ -126,13 +125,14 @@ class Watch:
             self.found.put(e)
 
     def batches(self) -> Iterator[Batch]:
-        known = roots_mod.all_roots(self.sb.brain)
         while True:
             paths = _take(self.found)
             while not self.found.empty():
                 paths |= _take(self.found)
-            report, touched = roots_mod.reconcile(self.sb.brain, self.sb.settings, paths, known)
+            known = roots_mod.all_roots(self.sb.brain)  # a forget meanwhile is followed from this batch on
+            report, touched = upkeep.reconcile(self.sb.brain, self.sb.model_settings(), paths, known)
             roots_mod.mark_updated(self.sb.brain, touched)
+            self.sb.brain.purge_search_index()  # what a batch replaced leaves no trace, watch running or not
             embedding = self.sb.embed_pending_quietly() if self.embed else None
             missing = [r.path for r in self.watched if not os.path.exists(r.path)]
             yield Batch(datetime.now(), len(paths), report, embedding, missing)

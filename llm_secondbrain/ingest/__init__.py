@@ -1,26 +1,34 @@
-"""The ingest pipeline: sources (documents) -> readers (sections) -> scrub -> segment ->
-stage, with a summary.
+"""The ingest pipeline, and its only driver: sources yield documents -> readers turn them into
+sections -> the gate scrubs everything a document brings in one scope -> segment -> stage.
 
 Each file is staged in one transaction together with its ledger entry, so an interrupted
-ingest leaves whole files or nothing, and the next run resumes by skipping what is done.
+ingest leaves whole files or nothing, and the next run resumes by skipping what is done. A file
+that cannot be read, or that the scrubber cannot finish, is skipped with a reason, and the
+rest of the run goes on. Documents are read within the limits of `readers.Limits` (text,
+inflated bytes, depth), the container formats in a worker process that also bounds their time
+and memory (`worker.py`); a document cut at its text limit is named in the report.
 """
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 import os
-import re
 import stat
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, TextIO
+from typing import Callable, Iterable, TextIO
 
-from . import sources
 from ..config import Settings
-from .readers import Section
-from ..scrub import RULES_VERSION, load_allow_patterns, scrub_report
-from ..segment import segment
-from ..store import Brain, ChunkRow
+from ..store import Brain, BrainError
 from ..wording import plural
+from . import roots as roots_mod
+from . import sources
+from .gate import Gate, allow_patterns
+from .readers import CUT
+from .worker import ReadCost, ReadWorker
+
+__all__ = ["Gate", "IngestInterrupted", "IngestReport", "allow_patterns", "ingest", "ingest_document"]
 
 
 @dataclass
@@ -29,6 +37,8 @@ class IngestReport:
     ingested: int = 0
     unchanged: int = 0
     skipped: Counter = field(default_factory=Counter)
+    skipped_files: list = field(default_factory=list)  # [{"path": stored or scrubbed name, "reason"}]
+    cut_files: list = field(default_factory=list)  # stored names of documents cut at their text limit
     chunks_added: int = 0
     chunks_kept: int = 0
     chunks_removed: int = 0
@@ -38,6 +48,27 @@ class IngestReport:
     reread: int = 0  # files read again because the scrub rules changed
     rescrubbed_in_place: int = 0  # chunks under older rules whose source cannot be re-read
     embedding: dict | None = None  # what embedding did afterwards, or why it is pending
+    reading: dict | None = None  # what the worker process that read documents cost (worker.ReadCost)
+    on_skip: Callable[[str, str], None] | None = field(default=None, repr=False, compare=False)
+
+    def skip(self, name: str, reason: str) -> None:
+        """Count a file left out, by its shown name (never its real one when that differs)."""
+        self.skipped[reason] += 1
+        self.skipped_files.append({"path": name, "reason": reason})
+        if self.on_skip is not None:
+            self.on_skip(name, reason)
+
+    def add(self, other: "IngestReport") -> None:
+        """Fold another run's figures into this one (a root of an update, a re-read file)."""
+        for name in ("files_seen", "ingested", "unchanged", "chunks_added", "chunks_kept",
+                     "chunks_removed", "files_removed", "reread", "rescrubbed_in_place"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ("skipped", "redacted", "notes"):
+            getattr(self, name).update(getattr(other, name))
+        self.skipped_files.extend(other.skipped_files)
+        self.cut_files.extend(other.cut_files)
+        if other.reading:
+            self.reading = ReadCost.merged(self.reading, other.reading)
 
     def as_dict(self) -> dict:
         out = {
@@ -46,6 +77,8 @@ class IngestReport:
             "unchanged": self.unchanged,
             "skipped": sum(self.skipped.values()),
             "skipped_by_reason": dict(self.skipped),
+            "skipped_files": list(self.skipped_files),
+            "cut_files": list(self.cut_files),
             "chunks_added": self.chunks_added,
             "chunks_kept": self.chunks_kept,
             "chunks_removed": self.chunks_removed,
@@ -58,6 +91,8 @@ class IngestReport:
         }
         if self.embedding is not None:
             out["embedding"] = self.embedding
+        if self.reading is not None:
+            out["reading"] = self.reading
         return out
 
     def summary(self) -> str:
@@ -101,64 +136,18 @@ class IngestInterrupted(KeyboardInterrupt):
         self.report = report
 
 
-_ALLOW_CACHE: dict[tuple, list[re.Pattern]] = {}
-
-
-def allow_patterns(settings: Settings) -> list[re.Pattern]:
-    """The user's allow patterns (SECONDBRAIN_SCRUB_ALLOW), compiled once per version of the
-    file. Raises ValueError naming file:line for a bad pattern, and for a file that cannot be
-    read, so an ingest stops before it writes anything rather than scrub without them."""
-    if not settings.scrub_allow:
-        return []
-    path = settings.scrub_allow
-    try:
-        st = os.stat(path)
-        key = (path, st.st_mtime_ns, st.st_size)
-        if key not in _ALLOW_CACHE:
-            _ALLOW_CACHE.clear()
-            _ALLOW_CACHE[key] = load_allow_patterns(path)
-    except OSError as e:
-        raise ValueError(f"SECONDBRAIN_SCRUB_ALLOW: cannot read {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"SECONDBRAIN_SCRUB_ALLOW: {path} is not UTF-8 text") from None
-    return _ALLOW_CACHE[key]
-
-
-def _chunks(sections: list[Section], settings: Settings, report: IngestReport) -> tuple[list[ChunkRow], str | None]:
-    """Scrub and segment each section on its own (a chunk never straddles two pages); returns
-    the chunks and the document's title when its format knows one."""
-    rows: list[ChunkRow] = []
-    head = None
-    allow = allow_patterns(settings)
-    for section in sections:
-        clean, counts = scrub_report(section.text, strip_emails=settings.strip_emails, allow=allow)
-        report.redacted.update(counts)
-        if section.title and head is None:
-            head = scrub_report(section.title, strip_emails=settings.strip_emails, allow=allow)[0]
-        meta = _scrub_meta(section.meta, settings, report)
-        rows.extend(
-            ChunkRow(s.text, s.line_start if section.cite_lines else None,
-                     s.line_end if section.cite_lines else None,
-                     meta=meta, ts=section.ts, ref=section.ref, role=section.role)
-            for s in segment(clean, settings.max_chars, settings.min_chars)
-        )
-    return rows, head
-
-
-def _scrub_meta(meta: dict | None, settings: Settings, report: IngestReport) -> dict | None:
-    """A section's metadata is stored too (a message's From and Subject), so it is scrubbed
-    like its text."""
-    if not meta:
-        return meta
-    clean = {}
-    for key, value in meta.items():
-        if isinstance(value, str):
-            # with its key, which may be the label that makes it a secret (`api_key: ...`)
-            labelled, counts = scrub_report(f"{key}: {value}", strip_emails=settings.strip_emails)
-            value = labelled[len(key) + 2:] if labelled.startswith(f"{key}: ") else labelled
-            report.redacted.update(counts)
-        clean[key] = value
-    return clean
+def check_options(gate: Gate, targets: Iterable[str], *, include: Iterable[str] = (),
+                  exclude: Iterable[str] = (), logs_db: str | os.PathLike | None = None) -> None:
+    """Refuse, before anything is written, what would be stored verbatim yet holds what looks
+    like a secret (a root's path, a glob, --logs-db), and a path that cannot be ingested."""
+    for target in targets:
+        if target != "-":
+            gate.refuse_secret(sources.resolve(target), "the path")
+            sources.check_target(target)
+    for glob in (*include, *exclude):
+        gate.refuse_secret(glob, "the glob")
+    if logs_db:
+        gate.refuse_secret(sources.resolve(str(logs_db)), "--logs-db")
 
 
 def ingest(
@@ -174,110 +163,212 @@ def ingest(
     max_bytes: int = sources.DEFAULT_MAX_BYTES,
     stdin: TextIO | None = None,
     on_file: Callable[[str], None] | None = None,
+    on_skip: Callable[[str, str], None] | None = None,
     llm_logs: bool = False,
     logs_db: str | os.PathLike | None = None,
     include_brain_turns: bool = False,
     since: str | None = None,
+    lift_exclusions: bool = True,
 ) -> IngestReport:
     """Ingest files, folders (recursively) and '-' (standard input) into `brain`, and with
-    `llm_logs` the conversations `llm` logged (llm_logs.ingest_logs: `logs_db`,
-    `include_brain_turns` and `since` are its options).
+    `llm_logs` the conversations `llm` logged (`logs_db`, `include_brain_turns` and `since`
+    are its options). `project` and `source` are labels the gate scrubs; an explicit path that
+    was forgotten inside a root is taken back into it (`lift_exclusions`; an update's replay
+    does not). `on_skip(name, reason)` hears of each file left out.
 
-    Raises sources.SourceError before anything is written when a named path is unusable.
+    Raises sources.SourceError (or ValueError) before anything is written when a named path or
+    an option is unusable.
     """
-    for target in targets:
-        sources.check_target(target)
+    gate = Gate(settings)
+    check_options(gate, targets, include=include, exclude=exclude, logs_db=logs_db)
+    logs = None
     if llm_logs:
-        from .llm_logs import check_since, logs_path
+        from .llm_logs import LogSource
 
-        logs_path(logs_db)
-        check_since(since)
-    allow_patterns(settings)  # a bad allow file stops the ingest before anything is written
-    report = IngestReport()
+        logs = LogSource(logs_db=logs_db, include_brain_turns=include_brain_turns, since=since,
+                         project=gate.label(project))
+    report = IngestReport(on_skip=on_skip)
+    worker = ReadWorker(settings.read_seconds)
     try:
-        refresh_outdated(brain, settings, report, max_bytes)
-        _ingest_targets(brain, report, targets, settings, project=project, source=source,
-                        name=name, include=include, exclude=exclude, max_bytes=max_bytes,
-                        stdin=stdin, on_file=on_file)
-        if llm_logs:
-            from .llm_logs import ingest_logs
-
-            ingest_logs(brain, report, settings, logs_db=logs_db, include_brain_turns=include_brain_turns,
-                        since=since, project=project)
+        upgrade(brain, gate, report, max_bytes, worker)
+        known = roots_mod.all_roots(brain)
+        if lift_exclusions:
+            roots_mod.lift(brain, known, {brain.name_key(sources.resolve(t)) for t in targets if t != "-"})
+        _ingest_targets(brain, gate, report, targets, project=gate.label(project), source=gate.label(source),
+                        include=include, exclude=exclude, max_bytes=max_bytes, on_file=on_file,
+                        excluded=roots_mod.excluded_by(brain, known), worker=worker)
+        if "-" in targets:
+            report.files_seen += 1
+            ingest_document(brain, gate, report, sources.stdin_document(
+                stdin, name=name, project=gate.label(project), source=gate.label(source), max_bytes=max_bytes))
+        if logs is not None:
+            _ingest_logs(brain, gate, report, logs)
     except KeyboardInterrupt:
         raise IngestInterrupted(report) from None
+    finally:
+        worker.close()
+        report.reading = worker.cost.as_dict() if worker.cost.files or worker.cost.in_process else None
     return report
 
 
-def _ingest_targets(brain: Brain, report: IngestReport, targets: list[str], settings: Settings, *,
-                    project, source, name, include, exclude, max_bytes, stdin, on_file) -> None:
+def _ingest_targets(brain: Brain, gate: Gate, report: IngestReport, targets: list[str], *,
+                    project, source, include, exclude, max_bytes, on_file, excluded, worker) -> None:
     brain_files = {str(brain.path), f"{brain.path}-wal", f"{brain.path}-shm", f"{brain.path}-journal"}
     walk_info = sources.Walk()
     seen: set[str] = set()
     for item in sources.walk(
         targets, project=project, include=include, exclude=exclude,
-        skip_paths={sources.resolve(p) for p in brain_files}, walk_info=walk_info,
+        skip_paths={sources.resolve(p) for p in brain_files}, walk_info=walk_info, excluded=excluded,
     ):
         report.files_seen += 1
-        seen.add(item.path)
+        seen.add(brain.name_key(item.path))
         if isinstance(item, sources.Skipped):
-            report.skipped[item.reason] += 1
+            report.skip(gate.shown(item.path), item.reason)
             continue
         if on_file:
             on_file(item.path)
-        ingest_document(brain, report, sources.file_document(item, source or "files", max_bytes,
-                                                             project is not None), settings)
-
+        ingest_document(brain, gate, report, sources.file_document(item, source or "files", max_bytes,
+                                                                   project is not None, worker))
     for root in walk_info.roots:
-        vanished = [p for p in brain.paths_under(root) if p not in seen and not os.path.lexists(p)]
+        vanished = [key for key, name in brain.files_under(gate.shown(root))
+                    if key not in seen and not os.path.lexists(name)]
         if vanished:
-            report.chunks_removed += brain.remove_paths(vanished)
+            report.chunks_removed += brain.remove_keys(vanished)
             report.files_removed += len(vanished)
 
-    if "-" in targets:
+
+def _ingest_logs(brain: Brain, gate: Gate, report: IngestReport, logs) -> None:
+    """llm's changed conversations, then the cursor that says how far this run read."""
+    state = json.loads(brain.get_meta(logs.cursor_key) or "{}")
+    for item in logs.documents(state):
         report.files_seen += 1
-        ingest_document(brain, report, sources.stdin_document(stdin, name=name, project=project,
-                                                              source=source), settings)
+        if isinstance(item, sources.Skipped):
+            report.skipped[item.reason] += 1  # a conversation that only used the brain: no file to name
+            continue
+        ingest_document(brain, gate, report, item)
+    if logs.cursor != state:
+        with brain.write():
+            brain.set_meta(logs.cursor_key, json.dumps(logs.cursor, sort_keys=True))
 
 
-def refresh_outdated(brain: Brain, settings: Settings, report: IngestReport,
-                     max_bytes: int = sources.DEFAULT_MAX_BYTES) -> None:
-    """After the scrub rules changed (RULES_VERSION), read every stored file that still exists
-    again and ingest it under the new rules, with the project and source it was stored under.
-    Re-scrubbing the stored text is not enough: there the label that identified a secret
-    (`password: X`) is already gone, so a copy of X further on would stay. Whatever cannot be
-    re-read (standard input, facts, vanished or unreadable files) is re-scrubbed in place and
-    counted in the summary."""
-    if not brain.scrub_outdated():
-        return
-    for path, project, source in brain.outdated_files():
+def upgrade(brain: Brain, gate: Gate, report: IngestReport,
+            max_bytes: int = sources.DEFAULT_MAX_BYTES, worker: ReadWorker | None = None) -> None:
+    """After the scrub rules changed (their identity differs from the one a file was stored
+    under), read every stored file that still exists again and ingest it under the new rules,
+    with the project and source it was stored under. Re-scrubbing the stored text is not
+    enough: there the label that identified a secret (`password: X`) is already gone, so a copy
+    of X further on would stay. Whatever cannot be re-read (standard input, facts,
+    conversations, vanished or unreadable files, files stored under a scrubbed name) is scrubbed
+    again in place, one document in one scope, names and labels included."""
+    if brain.get_meta("scrub_rules") == gate.rules:
+        return  # every file, chunk and label was stored under these rules
+    for key, path, project, source in brain.outdated_files(gate.rules):
         try:
             st = os.stat(path)
         except OSError:
             continue
-        if stat.S_ISREG(st.st_mode):
+        if stat.S_ISREG(st.st_mode) and brain.name_key(path) == key:
             entry = sources.FileEntry(path, None, st.st_size, st.st_mtime_ns, project)
             again = IngestReport()  # a file the user did not name this time: not "seen" or "skipped"
-            ingest_document(brain, again, sources.file_document(entry, source, max_bytes, True),
-                            settings)
-            report.reread += again.ingested
-            report.chunks_added += again.chunks_added
-            report.chunks_kept += again.chunks_kept
-            report.chunks_removed += again.chunks_removed
-            report.redacted.update(again.redacted)
-    report.rescrubbed_in_place = brain.rescrub_outdated(strip_emails=settings.strip_emails,
-                                                        allow=allow_patterns(settings))
+            ingest_document(brain, gate, again, sources.file_document(entry, source, max_bytes, True, worker))
+            again.reread, again.ingested, again.unchanged = again.ingested, 0, 0
+            report.add(again)
+    from .. import facts
+
+    facts.restage(brain, gate)
+    done: set = set()
+    while names := brain.outdated_documents(gate.rules):
+        if done.issuperset(names):  # never expected: stop rather than loop, and keep the old rules' mark
+            raise BrainError("could not scrub some stored chunks again; nothing else was changed")
+        done.update(names)
+        for name in names:
+            chunks = brain.document_chunks(name)
+            new_name, clean, counts = gate.stored(name or "", chunks)
+            report.rescrubbed_in_place += len(chunks)
+            report.redacted.update(counts)
+            brain.rewrite_document(name, new_name if name is not None else None, clean, gate.rules)
+    _upgrade_labels(brain, gate)
 
 
-def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, settings: Settings) -> None:
+def _upgrade_labels(brain: Brain, gate: Gate) -> None:
+    """Projects, sources, roots and the names of files without chunks, stored under other
+    rules: scrubbed again; then the brain is marked as wholly under today's rules."""
+    with brain.write():
+        for column in ("project", "source"):
+            for (value,) in brain.conn.execute(
+                    f"SELECT DISTINCT {column} FROM files WHERE {column} IS NOT NULL").fetchall():
+                clean = gate.label(value)
+                if clean != value:
+                    brain.conn.execute(f"UPDATE files SET {column} = ? WHERE {column} = ?", (clean, value))
+                    brain.conn.execute(f"UPDATE chunks SET {column} = ? WHERE {column} = ?", (clean, value))
+        for key, path in brain.conn.execute("SELECT key, path FROM files WHERE scrub_version IS NOT ?",
+                                            (gate.rules,)).fetchall():
+            brain.restamp_file(key, gate.shown(path), gate.rules)
+        for root in roots_mod.all_roots(brain):
+            if root.path != roots_mod.LLM_LOGS and gate.shown(root.path) != root.path:
+                brain.conn.execute("DELETE FROM roots WHERE path = ?", (root.path,))
+                continue
+            options = {k: _scrubbed(gate, v) for k, v in root.options.items() if k != roots_mod.FORGOTTEN}
+            if root.forgotten:
+                options[roots_mod.FORGOTTEN] = [{"key": f["key"], "name": gate.shown(f["name"])}
+                                                for f in root.forgotten]
+            brain.conn.execute("UPDATE roots SET options = ? WHERE path = ?",
+                               (json.dumps(options, sort_keys=True), root.path))
+        brain.set_meta("scrub_rules", gate.rules)
+
+
+def _scrubbed(gate: Gate, value):
+    if isinstance(value, str):
+        return gate.shown(value)
+    if isinstance(value, list):
+        return [_scrubbed(gate, v) for v in value]
+    return value
+
+
+# The loggers of the libraries that read documents (and of theirs): their lines quote documents.
+_LIBRARIES = ("pypdf", "docx", "lxml", "PIL", "fontTools", "charset_normalizer")
+
+
+class _Swallow(logging.Handler):
+    """Takes a library's log records for the length of one read, and keeps nothing of them."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        pass
+
+
+def _read(doc: sources.Document):
+    """A document's sections and raw bytes, with the log lines of the libraries that read it
+    kept from stderr and from the host's logs: for the length of the read only, each library's
+    logger gets a handler of ours and stops passing records up (both undone after, whatever
+    happens). The host's own logging configuration is never touched."""
+    swallow = _Swallow()
+    saved = []
+    for name in _LIBRARIES:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate))
+        logger.addHandler(swallow)
+        logger.propagate = False
+    try:
+        return doc.read()
+    finally:
+        for logger, propagate in saved:
+            logger.removeHandler(swallow)
+            logger.propagate = propagate
+
+
+def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources.Document) -> None:
     """Bring the brain up to date with one document: skip it when unchanged (by stat, then by
-    content hash), else scrub, segment and stage it in one transaction with its ledger entry.
-    A document keeps the project it was stored under unless this ingest names one."""
-    record = brain.file_record(doc.path)
-    project = doc.project if doc.explicit_project or record is None else record["project"]
+    content hash), else read it, pass it through the gate, and stage it in one transaction with
+    its ledger entry. A document keeps the project it was stored under unless this ingest
+    names one. A document that cannot be read or scrubbed is skipped, by its shown name."""
+    key = brain.name_key(doc.path)
+    record = brain.file_record(key)
+    project = gate.label(doc.project) or "default"
+    if not doc.explicit_project and record is not None:
+        project = record["project"]
     current = (
         record is not None
-        and record.get("scrub_version") == RULES_VERSION
+        and record.get("scrub_version") == gate.rules
         and record.get("project") == project
         and record.get("source") == doc.source
     )
@@ -285,16 +376,20 @@ def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, s
             and record["mtime_ns"] == doc.mtime_ns):
         report.unchanged += 1
         return
+    shown = record["path"] if record is not None else None
     try:
-        sections, raw = doc.read()
+        sections, raw = _read(doc)
     except sources.Skip as skip:
-        report.skipped[skip.reason] += 1
+        report.skip(shown or gate.shown(doc.path), skip.reason)
+        return
+    except (RecursionError, MemoryError, Exception) as e:  # noqa: BLE001 - a library's surprise
+        report.skip(shown or gate.shown(doc.path), f"unreadable ({type(e).__name__})")
         return
     report.notes.update(getattr(sections, "notes", {}))
     content_sha = hashlib.sha256(raw).hexdigest()
     if doc.replace and current and record["content_sha"] == content_sha:
         if doc.size is not None:
-            brain.touch_file(doc.path, size=doc.size, mtime_ns=doc.mtime_ns, ts=doc.ts)
+            brain.touch_file(key, size=doc.size, mtime_ns=doc.mtime_ns, ts=doc.ts)
         report.unchanged += 1
         return
     if not any(section.text.strip() for section in sections):
@@ -304,10 +399,17 @@ def ingest_document(brain: Brain, report: IngestReport, doc: sources.Document, s
         # a file that was emptied is staged all the same, so it loses its old chunks
     else:
         report.ingested += 1
-    rows, head = _chunks(sections, settings, report)
+    try:
+        admitted = gate.document(doc.path, sections)
+    except sources.Skip as skip:
+        report.skip(shown or gate.shown(doc.path), skip.reason)
+        return
+    report.redacted.update(admitted.redacted)
+    if CUT in getattr(sections, "notes", {}):
+        report.cut_files.append(admitted.name)
     result = brain.stage(
-        path=doc.path, chunks=rows, project=project, source=doc.source, ts=doc.ts,
-        replace=doc.replace, title=head,
+        path=admitted.name, key=key, chunks=admitted.rows, project=project, source=doc.source,
+        ts=doc.ts, replace=doc.replace, title=admitted.title, rules=gate.rules,
         ledger={"size": doc.size, "mtime_ns": doc.mtime_ns, "content_sha": content_sha,
                 "format": doc.format},
     )

@@ -31,18 +31,12 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Iterator
 from urllib.parse import quote
 
 from .. import dates
-from ..config import Settings
 from .readers import Section
-from ..scrub import scrub
-from .sources import Document, SourceError, resolve
-from ..store import Brain
-
-if TYPE_CHECKING:
-    from . import IngestReport
+from .sources import Document, Skipped, SourceError, resolve
 
 SOURCE = "llm"
 DEFAULT_PROJECT = "llm"
@@ -168,8 +162,8 @@ class LogReader:
                 f"r.response, {self._old_brain_use()} FROM responses r "
                 f"{'LEFT JOIN conversations c ON c.id = r.conversation_id ' if conversations else ''}"
                 f"WHERE coalesce(r.conversation_id, r.id) = ?{newer}", (cid,))
-        turns = [Turn(r[0], r[1], r[2], r[3], _iso(r[4]), r[5] or "", r[6] or "", bool(r[7]))
-                 for r in rows]
+        turns = [Turn(r[0], r[1], _text(r[2]) or None, _text(r[3]) or None, _iso(_text(r[4])), _text(r[5]),
+                      _text(r[6]), bool(r[7])) for r in rows]
         return sorted(turns, key=lambda t: (t.ts or "", t.id))
 
     def _new_brain_use(self) -> str:
@@ -199,6 +193,16 @@ class LogReader:
         return "(" + " OR ".join(checks) + ")" if checks else "0"
 
 
+def _text(value) -> str:
+    """A column as text: llm writes text, but a hand-edited or damaged log may hold a BLOB or a
+    number where text belongs."""
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
 def _iso(value: str | None) -> str | None:
     """llm's times (with an offset since 0.32, naive UTC before) as the brain's ISO form."""
     if not value:
@@ -212,25 +216,23 @@ def _iso(value: str | None) -> str | None:
     return when.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
-def safe_name(name: str | None, *, strip_emails: bool = False) -> str | None:
-    """A conversation's name, fit to store. llm names a conversation after the start of its
-    first prompt, cut mid-word: the cut word may be the head of a pasted key that the scrubber
-    no longer recognises, so a cut name loses its last word before it is scrubbed."""
+def whole_words(name: str | None) -> str | None:
+    """A conversation's name without a cut word. llm names a conversation after the start of
+    its first prompt, cut mid-word: the cut word may be the head of a pasted key that the
+    scrubber no longer recognises, so a cut name loses its last word (the gate then scrubs
+    the name with the conversation)."""
     if not name:
         return None
     if name.endswith("…"):
         name = name[:-1].rsplit(None, 1)[0] if " " in name.strip() else ""
-    name = scrub(name, strip_emails=strip_emails).strip()
-    return name or None
+    return name.strip() or None
 
 
-def conversation_document(cid: str, turns: list[Turn], *, project: str, explicit_project: bool,
-                          strip_emails: bool) -> Document:
+def conversation_document(cid: str, turns: list[Turn], *, project: str, explicit_project: bool) -> Document:
     """A conversation as a document: two sections per turn (prompt, answer), each cited as
     the conversation, dated by its turn, with the model and conversation name as metadata.
     The raw bytes hashed for change detection are the turns themselves."""
-    name = safe_name(next((t.conversation_name for t in turns if t.conversation_name), None),
-                     strip_emails=strip_emails)
+    name = whole_words(next((t.conversation_name for t in turns if t.conversation_name), None))
 
     def read() -> tuple[list, bytes]:
         sections = []
@@ -249,41 +251,42 @@ def conversation_document(cid: str, turns: list[Turn], *, project: str, explicit
                     ts=max((t.ts for t in turns if t.ts), default=None))
 
 
-def ingest_logs(brain: Brain, report: "IngestReport", settings: Settings, *, logs_db: str | os.PathLike | None = None,
-                include_brain_turns: bool = False, since: str | None = None,
-                project: str | None = None) -> None:
-    """Bring the brain up to date with the conversations logged in `logs_db` (default: llm's
-    own logs.db). Only conversations with a turn written since the last run are read; with
-    `since`, only conversations with a turn on or after that date. Turns that used the brain
-    (a brain: fragment, the brain_recall tool) are left out unless `include_brain_turns`."""
-    from . import ingest_document
+class LogSource:
+    """The conversations logged in `logs_db` (default: llm's own logs.db) as documents. Only
+    conversations with a turn written since the last run are read (the cursor `state` the
+    brain kept under `cursor_key`; `cursor` is the one to keep after this run); with `since`,
+    only conversations with a turn on or after that date. Turns that used the brain (a brain:
+    fragment, the brain_recall tool) are left out unless `include_brain_turns`."""
 
-    start = check_since(since)
-    path = logs_path(logs_db)
-    key = CURSOR_PREFIX + str(path)
-    options = {"include_brain_turns": include_brain_turns, "since": since}
-    state = json.loads(brain.get_meta(key) or "{}")
-    cursor = state if state.get("options") == options else {}  # other options: read it all again
-    conn = open_log(path)
-    try:
-        reader = LogReader(conn)
-        changed, after = reader.changed(cursor)
-        for cid in sorted(changed):
-            turns = reader.conversation(cid)
-            if start and not any(t.ts and t.ts >= start for t in turns):
-                continue
-            report.files_seen += 1
-            kept = [t for t in turns if include_brain_turns or not t.uses_brain]
-            if not kept:
-                report.skipped["used the brain"] += 1
-                continue
-            ingest_document(brain, report, conversation_document(
-                cid, kept, project=project or DEFAULT_PROJECT, explicit_project=project is not None,
-                strip_emails=settings.strip_emails), settings)
-    finally:
-        conn.close()
-    after["options"] = options
-    if after != state:
-        with brain.write():
-            brain.set_meta(key, json.dumps(after, sort_keys=True))
+    def __init__(self, *, logs_db: str | os.PathLike | None = None, include_brain_turns: bool = False,
+                 since: str | None = None, project: str | None = None):
+        self.start = check_since(since)
+        self.path = logs_path(logs_db)
+        self.cursor_key = CURSOR_PREFIX + str(self.path)
+        self.options = {"include_brain_turns": include_brain_turns, "since": since}
+        self.include_brain_turns = include_brain_turns
+        self.project = project
+        self.cursor: dict | None = None
 
+    def documents(self, state: dict) -> Iterator[Document | Skipped]:
+        """Yield each changed conversation (or a Skipped when every turn used the brain); when
+        done, `self.cursor` is what the brain keeps for the next run."""
+        cursor = state if state.get("options") == self.options else {}  # other options: read all again
+        conn = open_log(self.path)
+        try:
+            reader = LogReader(conn)
+            changed, after = reader.changed(cursor)
+            for cid in sorted(changed):
+                turns = reader.conversation(cid)
+                if self.start and not any(t.ts and t.ts >= self.start for t in turns):
+                    continue
+                kept = [t for t in turns if self.include_brain_turns or not t.uses_brain]
+                if not kept:
+                    yield Skipped(PATH_PREFIX + cid, "used the brain")
+                    continue
+                yield conversation_document(cid, kept, project=self.project or DEFAULT_PROJECT,
+                                            explicit_project=self.project is not None)
+        finally:
+            conn.close()
+        after["options"] = self.options
+        self.cursor = after

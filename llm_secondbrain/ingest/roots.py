@@ -1,32 +1,28 @@
 """Roots: the folders and files a user gave to `ingest`, remembered with that call's options,
-so the brain can be brought up to date without the user recalling what they ingested, how.
+so the brain can be brought up to date (`update`, `watch`) without the user recalling what
+they ingested, how; and what was forgotten inside them, so it stays forgotten.
 
-`update` replays every root through the façade's own `ingest` (unchanged files cost a stat),
-`reconcile` brings single paths in line with the disk (what `watch` and `recall --fresh` do),
-and both keep one rule: a root that is gone entirely (an unmounted disk, a moved folder) is
-reported and its chunks are kept, because a missing mount must not erase a brain.
+A forgotten file or folder under a root is kept in the root's options as an exclusion: its key
+(the brain's keyed hash of its real path, so no name is kept in clear) and its stored name,
+for `roots` to show. A walk of the root passes it by; ingesting it explicitly again lifts it.
+This module only reads and writes the `roots` table: ingest (`upkeep`) does the driving.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
-from .. import config
-from . import sources
-from . import IngestReport, ingest_document
 from ..store import Brain, now_iso
-
-if TYPE_CHECKING:
-    from ..api import SecondBrain
+from . import sources
 
 # Keywords of an ingest call that describe one run, not the root.
-NOT_REPLAYED = {"stdin", "name", "on_file"}
+NOT_REPLAYED = {"stdin", "name", "on_file", "on_skip"}
 # llm's conversations are a root like a folder, under this name, with their own options.
 LLM_LOGS = "llm:logs"
 LOGS_OPTIONS = ("llm_logs", "logs_db", "include_brain_turns", "since", "project")
+FORGOTTEN = "forgotten"  # the options key of a root's exclusions: [{"key": ..., "name": ...}]
 
 
 @dataclass
@@ -44,6 +40,10 @@ class Root:
     def is_folder(self) -> bool:
         return os.path.isdir(self.path)
 
+    @property
+    def forgotten(self) -> list[dict]:
+        return list(self.options.get(FORGOTTEN, []))
+
     def covers(self, path: str) -> bool:
         return path == self.path or path.startswith(self.path.rstrip(os.sep) + os.sep)
 
@@ -54,15 +54,25 @@ class Root:
         folder = self.path if self.path != path else os.path.dirname(path)
         return os.path.basename(folder) or "default"
 
+    def replayed(self) -> dict:
+        """The options an ingest of this root is replayed with."""
+        options = {k: v for k, v in self.options.items() if k != FORGOTTEN}
+        for key in ("include", "exclude"):
+            if key in options:
+                options[key] = tuple(options[key])
+        return options
+
     def as_dict(self) -> dict:
-        return {"path": self.path, "options": self.options, "ingested": self.ingested,
-                "updated": self.updated, "exists": self.exists}
+        options = {k: v for k, v in self.options.items() if k != FORGOTTEN}
+        return {"path": self.path, "options": options, "forgotten": [f["name"] for f in self.forgotten],
+                "ingested": self.ingested, "updated": self.updated, "exists": self.exists}
 
 
 def record(brain: Brain, targets: Iterable[str], options: dict[str, Any], *,
            strip_emails: bool = False) -> None:
-    """Remember each file or folder of an explicit ingest with that call's options; the last
-    explicit ingest of a path replaces what was remembered for it."""
+    """Remember each file or folder of an explicit ingest with that call's options (scrubbed
+    by the caller); the last explicit ingest of a path replaces what was remembered for it,
+    but not what was forgotten inside it."""
     kept = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()
             if k not in NOT_REPLAYED and v is not None and v is not False and v != () and v != []}
     if strip_emails:
@@ -70,8 +80,16 @@ def record(brain: Brain, targets: Iterable[str], options: dict[str, Any], *,
     logs = {k: v for k, v in kept.items() if k in LOGS_OPTIONS}
     kept = {k: v for k, v in kept.items() if k not in LOGS_OPTIONS or k == "project"}
     now = now_iso()
-    rows = [{"path": sources.resolve(t), "options": json.dumps(kept, sort_keys=True),
-             "ingested": now, "updated": now} for t in targets if t != "-"]
+    known = {r.path: r for r in all_roots(brain)}
+    rows = []
+    for target in targets:
+        if target == "-":
+            continue
+        path = sources.resolve(target)
+        mine = dict(kept)
+        if path in known and known[path].forgotten:
+            mine[FORGOTTEN] = known[path].forgotten
+        rows.append({"path": path, "options": json.dumps(mine, sort_keys=True), "ingested": now, "updated": now})
     if logs.get("llm_logs"):
         if logs.get("logs_db"):
             logs["logs_db"] = sources.resolve(str(logs["logs_db"]))
@@ -104,6 +122,39 @@ def mark_updated(brain: Brain, paths: Iterable[str]) -> None:
                                [(now, p) for p in paths])
 
 
+def _save_options(brain: Brain, root: Root) -> None:
+    with brain.write():
+        brain.conn.execute("UPDATE roots SET options = ? WHERE path = ?",
+                           (json.dumps(root.options, sort_keys=True), root.path))
+
+
+def exclude(brain: Brain, root: Root, key: str, name: str) -> None:
+    """Keep `key` (a file or folder under `root`) out of the root's walks from now on."""
+    if any(f["key"] == key for f in root.forgotten):
+        return
+    root.options[FORGOTTEN] = [*root.forgotten, {"key": key, "name": name}]
+    _save_options(brain, root)
+
+
+def lift(brain: Brain, roots: list[Root], keys: set[str]) -> None:
+    """Ingested explicitly again: these keys are no longer excluded from any root."""
+    for root in roots:
+        kept = [f for f in root.forgotten if f["key"] not in keys]
+        if len(kept) != len(root.forgotten):
+            root.options[FORGOTTEN] = kept
+            if not kept:
+                del root.options[FORGOTTEN]
+            _save_options(brain, root)
+
+
+def excluded_by(brain: Brain, roots: list[Root]) -> Callable[[str], bool] | None:
+    """A test of a real path against every root's exclusions (None when there are none)."""
+    keys = {f["key"] for root in roots for f in root.forgotten}
+    if not keys:
+        return None
+    return lambda path: brain.name_key(path) in keys
+
+
 def root_for(roots: list[Root], path: str) -> Root | None:
     """The root whose options govern `path`: of those covering it, the last explicitly
     ingested."""
@@ -123,163 +174,27 @@ def select(roots: list[Root], paths: Iterable[str]) -> list[Root]:
     return chosen
 
 
-def combine(reports: Iterable[IngestReport]) -> IngestReport:
-    total = IngestReport()
-    for report in reports:
-        for f in dataclasses.fields(IngestReport):
-            if f.name != "embedding":
-                setattr(total, f.name, getattr(total, f.name) + getattr(report, f.name))
-    return total
-
-
-@dataclass
-class RootResult:
-    root: Root
-    status: str  # "updated", "missing" (chunks kept) or "failed"
-    report: IngestReport | None = None
-    error: str | None = None
-
-    def line(self) -> str:
-        if self.status == "updated":
-            return f"{self.root.path}: {self.report.summary()}"
-        if self.status == "missing":
-            return (f"{self.root.path}: missing, its chunks are kept (to drop them: "
-                    f"llm brain roots --remove {self.root.path} and llm brain forget {self.root.path})")
-        return f"{self.root.path}: {self.error}"
-
-    def as_dict(self) -> dict:
-        out: dict[str, Any] = {"path": self.root.path, "status": self.status}
-        if self.report is not None:
-            out["report"] = self.report.as_dict()
-        if self.error:
-            out["error"] = self.error
-        return out
-
-
-@dataclass
-class UpdateReport:
-    roots: list[RootResult] = field(default_factory=list)
-    total: IngestReport = field(default_factory=IngestReport)
-
-    def lines(self) -> list[str]:
-        return [r.line() for r in self.roots] + [f"total: {self.total.summary()}"]
-
-    def as_dict(self) -> dict:
-        return {"roots": [r.as_dict() for r in self.roots], "total": self.total.as_dict()}
-
-
-def update(sb: "SecondBrain", paths: Iterable[str] | None = None, *, embed: bool = True,
-           progress: bool = False) -> UpdateReport:
-    """Replay every root (or those named) through `SecondBrain.ingest` with its remembered
-    options, then embed what is pending once. A missing root is not ingested at all (ingest
-    would remove its files as vanished); a root that fails is reported and the rest go on."""
-    from ..api import SecondBrain
-
-    known = all_roots(sb.brain)
-    chosen = select(known, paths) if paths else known
-    out = UpdateReport()
-    for root in chosen:
-        if not root.exists:
-            out.roots.append(RootResult(root, "missing"))
-            continue
-        options = dict(root.options)
-        face = sb
-        if options.pop("strip_emails", False):
-            face = SecondBrain(sb.brain, config.replace(sb.settings, strip_emails=True))
-        for key in ("include", "exclude"):
-            if key in options:
-                options[key] = tuple(options[key])
-        try:
-            targets = [] if root.path == LLM_LOGS else [root.path]
-            report = face.ingest(targets, embed=False, remember=False, **options)
-        except sources.SourceError as e:
-            out.roots.append(RootResult(root, "failed", error=str(e)))
-            continue
-        mark_updated(sb.brain, [root.path])
-        out.roots.append(RootResult(root, "updated", report))
-    out.total = combine(r.report for r in out.roots if r.report is not None)
-    if embed:
-        out.total.embedding = sb.embed_pending_quietly(progress=progress)
-    return out
-
-
-def reconcile(brain: Brain, settings: config.Settings, paths: Iterable[str],
-              roots: list[Root] | None = None) -> tuple[IngestReport, set[str]]:
-    """Bring each path in line with the disk, whatever happened to it: a file that exists is
-    ingested with its root's options (an unchanged hash is a no-op), a folder that exists has
-    its files ingested, a path that is gone loses its chunks (a folder: everything under it).
-    Event order, atomic saves and renames therefore do not matter. A path under a root that
-    is missing entirely is left alone. Returns the report and the roots touched."""
-    roots = all_roots(brain) if roots is None else roots
-    report = IngestReport()
-    touched: set[str] = set()
-    brain_files = {sources.resolve(f"{brain.path}{s}") for s in ("", "-wal", "-shm", "-journal")}
-    for path in sorted(set(paths)):
-        root = root_for(roots, path)
-        if root is not None and not root.exists:
-            continue
-        if root is not None:
-            touched.add(root.path)
-        if os.path.isdir(path) and not os.path.islink(path):
-            for dirpath, dirnames, filenames in os.walk(path):
-                dirnames[:] = sorted(d for d in dirnames if root is None or
-                                     _wanted(root, os.path.join(dirpath, d), folder=True))
-                for name in sorted(filenames):
-                    _one_file(brain, settings, report, os.path.join(dirpath, name), root, brain_files)
-        elif os.path.lexists(path):
-            _one_file(brain, settings, report, path, root, brain_files)
-        else:
-            gone = ([path] if brain.file_record(path) else []) + brain.paths_under(path)
-            if gone:
-                report.chunks_removed += brain.remove_paths(gone)
-                report.files_removed += len(gone)
-    return report, touched
-
-
-def _one_file(brain: Brain, settings: config.Settings, report: IngestReport, path: str,
-              root: Root | None, brain_files: set[str]) -> None:
-    if path in brain_files or (root is not None and not _wanted(root, path)):
-        return
-    real = sources.resolve(path)
-    if root is not None and real != path and not root.covers(real):
-        return  # a symlink out of the root, as the walk skips it
-    options = root.options if root is not None else {}
-    record = brain.file_record(real)
-    if root is not None:
-        project = root.project_for(real)
-    else:
-        project = record["project"] if record else os.path.basename(os.path.dirname(real)) or "default"
-    entry = sources._entry(real, root.path if root else None, project)
-    report.files_seen += 1
-    if isinstance(entry, sources.Skipped):
-        report.skipped[entry.reason] += 1
-        return
-    source = options.get("source") or (record["source"] if record and root is None else "files")
-    if options.get("strip_emails") and not settings.strip_emails:
-        settings = config.replace(settings, strip_emails=True)
-    doc = sources.file_document(entry, source, options.get("max_bytes", sources.DEFAULT_MAX_BYTES),
-                                options.get("project") is not None)
-    ingest_document(brain, report, doc, settings)
-
-
-def _wanted(root: Root, path: str, *, folder: bool = False) -> bool:
+def wanted(root: Root, path: str, excluded: Callable[[str], bool] | None = None, *,
+           folder: bool = False) -> bool:
     """Would an ingest of `root` with its options take `path`? The walk's rules (noise folders
-    and files, virtualenvs, --include / --exclude globs relative to the root), per path."""
+    and files, virtualenvs, --include / --exclude globs relative to the root, what was
+    forgotten), per path."""
     if path == root.path:
         return True
     rel = os.path.relpath(path, root.path)
     parts = rel.split(os.sep)
-    exclude = tuple(root.options.get("exclude", ()))
+    exclude_globs = tuple(root.options.get("exclude", ()))
     include = tuple(root.options.get("include", ()))
     dirs = parts if folder else parts[:-1]
     for i, name in enumerate(dirs):
         sub = os.path.join(*parts[: i + 1])
-        if (name in sources.NOISE_DIRS or (exclude and sources._matches(sub, exclude))
-                or os.path.exists(os.path.join(root.path, sub, "pyvenv.cfg"))):
+        if (name in sources.NOISE_DIRS or (exclude_globs and sources._matches(sub, exclude_globs))
+                or os.path.exists(os.path.join(root.path, sub, "pyvenv.cfg"))
+                or (excluded is not None and excluded(os.path.join(root.path, sub)))):
             return False
     if folder:
         return True
-    if parts[-1] in sources.NOISE_FILES or (exclude and sources._matches(rel, exclude)):
+    if (parts[-1] in sources.NOISE_FILES or (exclude_globs and sources._matches(rel, exclude_globs))
+            or (excluded is not None and excluded(path))):
         return False
     return not include or sources._matches(rel, include)
-

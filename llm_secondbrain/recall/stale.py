@@ -12,12 +12,15 @@ from typing import Iterable
 from . import Hit
 from ..store import Brain
 
+REDACTED = "[REDACTED:"
+
 
 def stale_hits(brain: Brain, hits: Iterable[Hit]) -> tuple[set[int], set[str]]:
     """The ids of hits whose file differs from the ledger (size or mtime) or is gone, and
     those files. Names that are not file paths (stdin's `-`, `llm:...`) are never stale."""
     hits = list(hits)
-    paths = sorted({h.path for h in hits if h.path and os.path.isabs(h.path)})
+    # (a file stored under a scrubbed name cannot be found on disk by it: never called stale)
+    paths = sorted({h.path for h in hits if h.path and os.path.isabs(h.path) and REDACTED not in h.path})
     if not paths:
         return set(), set()
     marks = ",".join("?" * len(paths))

@@ -1,8 +1,9 @@
 """Redact secrets before anything is stored or printed (see `engine` for how).
 
 The package's public face: `scrub` and `scrub_report` for one text, `scrub_document` for
-everything one document brings (one scope, one memory), `load_allow_patterns` for the user's
-allow file, and `rules_identity()`, which brains remember with every file they store.
+everything one document brings (one scope, one memory), `explain` for why (which rule redacted
+each value, which filter let a labelled value go), `load_allow_patterns` for the user's allow
+file, and `rules_identity()`, which brains remember with every file they store.
 """
 from __future__ import annotations
 
@@ -12,22 +13,21 @@ import os
 import unicodedata
 
 from .document import scrub_document
-from .engine import RULES_VERSION, load_allow_patterns, scrub, scrub_report
+from .engine import explain, load_allow_patterns, scrub, scrub_report
 
-__all__ = ["load_allow_patterns", "rules_identity", "scrub", "scrub_document", "scrub_report"]
+__all__ = ["explain", "load_allow_patterns", "rules_identity", "scrub", "scrub_document", "scrub_report"]
 
 
 @functools.lru_cache(maxsize=1)
 def rules_identity() -> str:
-    """What decides scrub's output, as one short string: a hash of every file of this package (the
-    rules and their catalogue, the filters, the engine) and of the Unicode database that `str.lower()`, `\\w` and
-    `isalnum()` read. A brain stores it with every file; any difference means the file was
-    scrubbed by other rules and is read again. Computed, never typed: a hand-kept version
-    number is forgotten exactly when it matters."""
+    """What decides scrub's output, as one short string: a hash of every file of this package
+    (the rules and their catalogue, the filters, the engine) and of the Unicode database that
+    `str.lower()`, `\\w` and `isalnum()` read. A brain stores it with every file; any
+    difference means the file was scrubbed by other rules and is read again. Computed, never
+    typed: a hand-kept version number is forgotten exactly when it matters."""
     digest = hashlib.sha256(f"unicode {unicodedata.unidata_version}\n".encode())
     root = os.path.dirname(os.path.abspath(__file__))
-    for folder, dirs, files in sorted(os.walk(root)):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+    for folder, _, files in sorted(os.walk(root)):
         for name in sorted(files):
             if not name.endswith((".pyc", ".pyo")):
                 path = os.path.join(folder, name)

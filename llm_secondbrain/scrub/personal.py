@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .release import compiled
+from .patterns import compiled
 
 
 def personal(text: str, low: str, spans) -> None:
@@ -30,10 +30,10 @@ def personal(text: str, low: str, spans) -> None:
     code = [i for i in _find_all(low, "code") if low[max(0, i - 20):i].rstrip(" -").endswith(_CODE_OWNERS)]
     if code:  # ("encode", "VS Code", "code block" end here: only a word that says whose code it is)
         _backup_codes(text, low, code, spans)
-        _labelled_numbers(text, low, code, _LOCK_LABEL, _LOCK_VALUE, spans)
+        _labelled_numbers(text, low, code, _LOCK_LABEL, _LOCK_VALUE, spans, "lock-code")
     pin = [i for i in _find_all(low, "pin") if _opens_word(low, i) and _pin_word(low, i)]
     if pin:  # (not "spin", "mapping", "pinned")
-        _labelled_numbers(text, low, pin, _PIN_LABEL, _PIN_VALUE, spans)
+        _labelled_numbers(text, low, pin, _PIN_LABEL, _PIN_VALUE, spans, "pin")
 
 
 _REACH = 32  # how far before its keyword a label may start ("secret recovery phrase", "front door code")
@@ -148,9 +148,9 @@ def _seed_phrases(text: str, low: str, hits: list[int], spans) -> None:
             continue  # (a test vector repeats its words: "test test … junk", "abandon … about")
         if words[0][0]:  # a numbered list: one span a word, the numbers stay
             for _, s, e in words:
-                spans.add(s, e, "seed_phrase", text)
+                spans.add(s, e, "seed_phrase", text, "seed-phrase")
         else:
-            spans.add(words[0][1], words[-1][2], "seed_phrase", text)
+            spans.add(words[0][1], words[-1][2], "seed_phrase", text, "seed-phrase")
         pos = words[-1][2]
 
 
@@ -205,7 +205,7 @@ def _backup_codes(text: str, low: str, hits: list[int], spans) -> None:
             c = item.match(low, i)
             if c is None or not any(ch.isdigit() for ch in c.group(1)):
                 break
-            spans.add(c.start(1), c.end(1), "recovery_code", text)
+            spans.add(c.start(1), c.end(1), "recovery_code", text, "recovery-codes")
             i = pos = c.end()
             item = compiled(_NEXT_CODE)
 
@@ -232,7 +232,7 @@ _PIN_VALUE = r"(\d{4,8})(?!\w|[.,:/-]\d)"
 _LOCK_VALUE = r"(\d{4,8}|\d{1,2}(?:[- ]\d{1,2}){2,3})(?!\w|[.,:/-]\d)"
 
 
-def _labelled_numbers(text: str, low: str, hits: list[int], label: str, value: str, spans) -> None:
+def _labelled_numbers(text: str, low: str, hits: list[int], label: str, value: str, spans, rule: str) -> None:
     """A PIN or a door code after a label that says it is one.
 
     Values that count or repeat ("0000", "1234", "4321") stay: they are the documented defaults of
@@ -244,7 +244,7 @@ def _labelled_numbers(text: str, low: str, hits: list[int], label: str, value: s
         if sep.group("sep") or sep.group("for") or _bare_label_ok(text, m):
             v = compiled(value).match(low, sep.end())
             if v is not None and not _trivial(v.group(1)):
-                spans.add(v.start(1), v.end(1), "pin", text)
+                spans.add(v.start(1), v.end(1), "pin", text, rule)
 
 
 def _bare_label_ok(text: str, m: re.Match) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from .release import compiled
+from .patterns import compiled
 
 _MAX_ROWS = 500  # rows read under one header: the cost stays linear in the text
 _MAX_COLUMNS = 40

@@ -1,0 +1,206 @@
+"""Passwords written in prose, in pairs and as app passwords: where no operator marks the value.
+
+"passordet er Sommer2026!", "the wifi password is now Hytta-2024", "login for the NAS: admin /
+S3cret!", "App password for Thunderbird: vkbq pmzt hxle wryd". A password word in a sentence
+does not make the next word a value: a word is taken only when it looks like a password (a
+digit, a symbol, random letters; ``filters._pw_shape``), after a connector ("is", ":", "til",
+"now"), within a few words of the keyword and on its line.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .catalogue import (DEFAULT_PASSWORDS, LOGIN_IS, NOT_A_VALUE, PASS_NEXT, PLACEHOLDER_WORDS, PROSE_CONNECTORS,
+                        PROSE_STOPS)
+from .filters import _MARK, _PH_INNER_RE, _placeholder, _pw_shape, _random_letters
+from .patterns import lazy
+
+if TYPE_CHECKING:
+    from .engine import _Spans
+
+
+# Google shows an app password as four groups of four small letters, and people paste it with or
+# without the spaces ("App password for Thunderbird: vkbq pmzt hxle wryd")
+_APP_PASSWORD = lazy(r"(?<![\w-])[a-z]{4}(?: [a-z]{4}){3}(?![\w-])|(?<![\w-])[a-z]{16}(?![\w-])")
+_APP_PASSWORD_LABEL = lazy(r"app(?:lication)?[ -]?(?:specific[ -])?pass(?:word|ord|ort)?\b")
+
+
+def _app_password(text: str, s: int, e: int, spans: _Spans) -> bool:
+    """Redact an app password within text[s:e] on its line, if its letters are random (not four
+    words: "password: this must be long"); True when one was found."""
+    eol = text.find("\n", s, e)
+    m = _APP_PASSWORD.search(text, s, eol if eol >= 0 else e)
+    if m is None or not _random_letters(m.group().replace(" ", "")):
+        return False
+    spans.add(m.start(), m.end(), "password", text, "app-password")
+    return True
+
+
+def _app_passwords(text: str, low: str, spans: _Spans) -> None:
+    """An app password after its name in prose ("Google app password - …"), where the rules for
+    prose passwords want a digit or a symbol."""
+    for m in _APP_PASSWORD_LABEL.finditer(low):
+        _app_password(text, m.end(), m.end() + 60, spans)
+
+
+# ---- passwords in prose -----------------------------------------------------------------------
+_PROSE_KW = lazy(
+    r"(?:passwords?|passwort(?:e|s)?|passe|passord(?:et)?|kennwort|pw|pwd|pass|passphrase|passcode|"
+    r"mot de passe|mdp|contraseña|contrasena|clave|lösenord(?:et)?|losenord(?:et)?|adgangskode(?:n)?|"
+    r"kodeord(?:et)?|wachtwoord|senha|salasana|hasło|haslo|heslo|jelszó|jelszo)(?![a-z0-9_])")
+_PAIR_KW = lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials|zugang(?:sdaten)?|innlogging|pålogging|brukernavn|benutzer(?:name)?|username|user|bruker|nas|router|account|konto|identifiants|usuario)(?![a-z0-9_])")
+_WORD = lazy(r"\S+")
+_TRIM_L = "([\"'`<*_"
+_TRIM_R = ")]\"'`>*_.,:;"
+
+
+def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
+    """A password word found at i: if it is a whole word, look for the password after it."""
+    if i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_"):
+        return
+    m = _PROSE_KW.match(low, i)
+    if m is None:
+        return
+    e = m.end()
+    if e < len(low) and low[e] not in " \t:=\u00a0" and not (low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
+        return
+    if e < len(low) and low[e] in ":=":
+        e += 1  # a glued 'password=%DB_PW%': the value is what follows the sign, not '=%DB_PW%'
+    elif e - i == 4 and low[i:e] == "pass":
+        # 'pass' is a verb too ("pass --debug to configure", "pass session to X"): it introduces
+        # a password glued to ':' / '=', before 'is', or as "pass for the NAS: …"
+        w = _WORD.match(low, e + 1) if e < len(low) else None
+        if w is None or w.group() not in PASS_NEXT:
+            return
+    _prose_after(text, low, e, spans, words)
+
+
+def _pairs(text: str, low: str, spans: _Spans) -> None:
+    """'login for the NAS: admin / S3cret!', 'Wifi: Hytta-5G / Winter394@@'."""
+    j = low.find(" / ")
+    while j >= 0:
+        nxt = low.find(" / ", j + 3)
+        bol = low.rfind("\n", max(0, j - 80), j) + 1
+        if _PAIR_KW.search(low, max(bol, j - 80), j) is None and not _email_before(low, bol, j):
+            j = nxt
+            continue
+        j, nxt = nxt, j
+        wm = _WORD.match(text, nxt + 3)
+        if wm is None:
+            continue
+        tok, s = _trim(wm.group(), wm.start())
+        shape = _pw_shape(tok)
+        if shape == 2 or (shape == 1 and _login_pair(low, bol, nxt, tok)):
+            spans.add(s, s + len(tok), "password", text, "login-pair")
+
+
+def _email_before(low: str, bol: int, j: int) -> bool:
+    """An e-mail address right before the slash: "Netflix: ola@example.com / …" is a login."""
+    at = low.rfind("@", bol, j)
+    return at > 0 and low[at - 1].isalnum() and "." in low[at:j] and not any(c.isspace() for c in low[at:j])
+
+
+def _login_pair(low: str, bol: int, j: int, pw: str) -> bool:
+    """': admin / …' or 'login is admin / …' — a user name alone between the colon (or 'is') and
+    the slash makes the pair a login, so a letters-and-digits password ('Hytta2024') counts there,
+    not in 'read / write2'; unless it is the user's name or a placeholder word with digits after
+    it ('demo / demo1234')."""
+    c = low.rfind(":", bol, j)
+    user = low[c + 1:j].strip()
+    if c < 0 or not user or " " in user or "\t" in user:
+        words = low[bol:j].split()
+        if len(words) < 3 or words[-2] not in LOGIN_IS:
+            return False
+        user = words[-1]
+    stem = pw.lower().rstrip("0123456789!")
+    return stem != user and stem not in PLACEHOLDER_WORDS and stem not in DEFAULT_PASSWORDS
+
+
+def _trim(tok: str, s: int) -> tuple[str, int]:
+    lead = ""
+    while tok and tok[0] in _TRIM_L:
+        lead += tok[0]
+        tok = tok[1:]
+        s += 1
+    # keep symbols that belong to the password; drop quotes, brackets and sentence punctuation
+    while tok:
+        c = tok[-1]
+        if c in "*_":
+            if tok[-2:] == c + c:
+                tok = tok.rstrip(c)  # "**… as an admin**": Markdown bold
+                continue
+            if c not in lead:
+                break  # "NordlysHytta23*" keeps its star; "*bold*" loses it
+        elif c in ".,:;":
+            if len(tok) > 1 and tok[-2] in "!?#$%&*@":
+                tok = tok[:-1]
+                continue
+        elif c not in _TRIM_R:
+            break
+        tok = tok[:-1]
+    return tok, s
+
+
+def _judge_word(raw: str, start: int) -> tuple:
+    """(stop, token, its start, its shape, not a password after all, a connector, a copula, a type) for one word
+    after a password word: the same whichever password word before it is being followed."""
+    if _MARK in raw:
+        return (True, "", start, 0, False, False, False, False)  # already redacted here
+    lw = raw.lower().strip("\"'`*_")
+    if lw in PROSE_STOPS or raw.startswith("--"):
+        return (True, "", start, 0, False, False, False, False)  # ("--oracle-hostname=…": a command's next option)
+    tok, s = _trim(raw, start)
+    shape = _pw_shape(tok) if tok else 0
+    if not shape and tok and raw[0] in "\"'`" and _QUOTED_WORD.fullmatch(raw) and tok.isalpha() and 4 <= len(tok) <= 40:
+        shape = _QUOTED  # "the default password is 'blooberry'": quotes mark a literal value
+    # a URL, a number, a file name; or a placeholder ("MyExamplePassword1!"), a default ('admin')
+    ltok = tok.lower()
+    bad = bool(shape) and (_PROSE_BAD.search(tok) is not None or _PH_INNER_RE.search(ltok) is not None
+                           or ltok in DEFAULT_PASSWORDS or ltok in PLACEHOLDER_WORDS
+                           or (shape == _QUOTED and (ltok in NOT_A_VALUE or _placeholder(tok, ltok))))
+    connector = lw in PROSE_CONNECTORS or lw.endswith(":") or raw.endswith(":") or lw in ("=", ":")
+    copula = lw in PASS_NEXT  # ("is", "=", ":" alone; not another pair's "host:")
+    typed = _ANNOTATION.fullmatch(tok) is not None  # (a type after a name: a signature, not a value)
+    return (False, tok, s, shape, bad, connector, copula, typed)
+
+
+# a type written after a name in a signature ("password: str", "token: Optional[str]")
+_ANNOTATION = lazy(r"(?:str|int|bytes|bool|float|string|String|number|boolean|SecretStr)|"
+                    r"(?:Optional|List|Dict|Union|Callable|Sequence|Iterable|Mapping|Literal|list|dict|tuple)\[.*")
+_QUOTED = 3  # a quoted word: a password only right after "is" / ":"
+_QUOTED_WORD = lazy(r"(['\"`])[^'\"`\s]+\1[.,;!)]*")
+
+
+def _prose_after(text, low, pos, spans, words: dict) -> None:
+    end = min(len(low), pos + 90)
+    eol = low.find("\n", pos, end)
+    if eol >= 0:
+        end = eol
+    eol = low.find("\r", pos, end)
+    if eol >= 0:
+        end = eol
+    after_connector = True  # right after the keyword counts as a connector
+    after_copula = pos > 0 and low[pos - 1] in ":="
+    count = 0
+    for wm in _WORD.finditer(text, pos, end):
+        key = wm.span()
+        judged = words.get(key)
+        if judged is None:
+            judged = words[key] = _judge_word(wm.group(), key[0])
+        stop, tok, s, shape, bad, connector, copula, typed = judged
+        if stop or (typed and after_copula):
+            return  # (a signature: "password: str, method: str = 'scrypt'" gives no value)
+        if shape == 2 or (shape == 1 and after_connector) or (shape == _QUOTED and after_copula):
+            if not bad:
+                spans.add(s, s + len(tok), "password", text, "prose-password")
+            return
+        count += 1
+        if count > 8:
+            return
+        after_connector, after_copula = connector, copula
+
+
+# a URL, a number, a file name, SOPS ciphertext; or code: a quote inside the word ('$p="",$q="0"') or an
+# interpolation opener ('$(dirname', '#{password}', '${PW}'): prose never writes those
+_PROSE_BAD = lazy(r"^\w+=|^ENC\[|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\("
+                    r"|\w\($|^/?[A-Za-z][\w-]*>|\*\*\w")  # (a call: "SHA224Password()"; markup: "<code>!"; "**kwargs")
