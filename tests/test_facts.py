@@ -6,7 +6,7 @@ from conftest import dump_brain
 
 from llm_secondbrain import SecondBrain
 
-SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+SECRET = "ghp_" + "R8q2ZkT5wXv1LmN9pB4sJc7HdY3fGa6KeU0t"  # random: counting (a1B2c3…) is filler
 
 
 def facts_json(run):
