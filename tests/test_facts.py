@@ -6,7 +6,7 @@ from conftest import dump_brain
 
 from llm_secondbrain import SecondBrain
 
-SECRET = "ghp_" + "R8q2ZkT5wXv1LmN9pB4sJc7HdY3fGa6KeU0t"  # random: counting (a1B2c3…) is filler
+SECRET = "ghp_" + "Zq8xLm2pWvR4tY7uK1oN3bH6jD9fS0gA5cE2"
 
 
 def facts_json(run):

@@ -98,7 +98,7 @@ def test_recall_returns_cited_passages_as_text_and_structured(notes):
 
 
 def test_remember_then_recall_finds_the_fact(notes, run, brain_path):
-    secret = "ghp_" + "R8q2ZkT5wXv1LmN9pB4sJc7HdY3fGa6KeU0t"  # random: counting (a1B2c3…) is filler
+    secret = "ghp_" + "Zq8xLm2pWvR4tY7uK1oN3bH6jD9fS0gA5cE2"
 
     async def body(session):
         stored = await session.call_tool("remember", {
