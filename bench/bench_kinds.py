@@ -171,10 +171,14 @@ def build(name: str, folder: Path, work: Path, url: str, embedder: str, root: Pa
 
 
 def plugin_runs(db: Path, url: str, queries: list[dict], modes=("hybrid", "dense", "lexical"),
-                timings: dict | None = None) -> dict[str, dict[str, tuple[list[str], bool]]]:
-    """{mode: {query id: (ranked note paths, relevant)}} through the Python API."""
+                timings: dict | None = None, handed: dict | None = None
+                ) -> dict[str, dict[str, tuple[list[str], bool]]]:
+    """{mode: {query id: (ranked note paths, relevant)}} through the Python API. `handed`
+    collects, per query id, what `-f brain:QUERY` gives a model at the defaults (the
+    fragment's k, the passages `for_a_model` keeps, its character budget): (passages, chars)."""
     from llm_secondbrain import config
-    from llm_secondbrain.api import SecondBrain
+    from llm_secondbrain.api import SecondBrain, context_text
+    from llm_secondbrain.faces.fragment import FRAGMENT_K
 
     settings = config.load(env_for(db, url), db=db)
     out: dict = {m: {} for m in modes}
@@ -187,6 +191,11 @@ def plugin_runs(db: Path, url: str, queries: list[dict], modes=("hybrid", "dense
                     timings.setdefault(mode, []).append(time.perf_counter() - start)
                 out[mode][q["id"]] = (list(dict.fromkeys(h.path for h in result.hits if h.path)),
                                       result.relevant)
+            if handed is not None:
+                result = sb.search(q["query"], k=FRAGMENT_K)
+                result.hits = result.for_a_model()
+                text = context_text(result, settings.fragment_chars) if result.hits else ""
+                handed[q["id"]] = (len(result.hits), len(text))
     return out
 
 
@@ -290,7 +299,8 @@ def run_set(name: str, args, work: Path, out: dict) -> None:
     folder, queries, negatives = load_set(name, work)
     db = build(name, folder, work, args.url, args.embedder)
     notes = notes_of(folder)
-    runs = plugin_runs(db, args.url, queries + negatives)
+    handed: dict = {}
+    runs = plugin_runs(db, args.url, queries + negatives, handed=handed)
     if not args.no_plain:
         bm25 = bm25_runs(notes, queries + negatives)
         runs["bm25"] = bm25
@@ -310,8 +320,15 @@ def run_set(name: str, args, work: Path, out: dict) -> None:
         empty = {s: sum(1 for q in qs if not (runs[s][q["id"]][1] and runs[s][q["id"]][0])) for s in runs
                  if s in ("hybrid", "dense", "lexical")}
         print("Answerable queries answered \"nothing\": "
-              + ", ".join(f"{s} {n} of {len(qs)}" for s, n in empty.items()) + "\n")
-        out[f"{name}/{split}"] = {"scores": scores, "negatives": neg, "empty": empty}
+              + ", ".join(f"{s} {n} of {len(qs)}" for s, n in empty.items()))
+        given = [handed[q["id"]] for q in ns]
+        if given:
+            print(f"`-f brain:` on the {len(ns)} negatives hands a model {sum(p for p, _ in given)} passages, "
+                  f"{sum(c for _, c in given):,} characters in all ({sum(1 for p, _ in given if p)} "
+                  f"negatives get any; at most {max(c for _, c in given):,} characters)")
+        print()
+        out[f"{name}/{split}"] = {"scores": scores, "negatives": neg, "empty": empty,
+                                  "handed": {q["id"]: handed[q["id"]] for q in ns}}
     if args.dump:
         with open(args.dump, "a", encoding="utf-8") as f:
             for q in queries + negatives:
