@@ -1,8 +1,13 @@
 import json
+import os
 import random
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from llm.cli import cli
 
 from llm_secondbrain import SecondBrain
 from llm_secondbrain.faces.evaluate import answer_matches, collapse_to_notes, score_one
@@ -22,9 +27,11 @@ def write_notes(folder, notes: dict[str, str]):
     return folder
 
 
-@pytest.fixture
-def invoices(tmp_path, run, ollama):
-    """Thousands of near-miss invoice numbers and one exact one, embedded."""
+@pytest.fixture(scope="module")
+def _invoice_brain(tmp_path_factory, _server):
+    """Thousands of near-miss invoice numbers and one exact one, ingested and embedded once for
+    the module (the recall tests only read it); each test gets a copy of the brain file."""
+    base = tmp_path_factory.mktemp("invoices")
     rng = random.Random(7)
     notes = {}
     for i in range(1500):
@@ -42,8 +49,31 @@ def invoices(tmp_path, run, ollama):
     notes["bank.md"] = "Pay to IBAN NO9386011117947 at DNB, reference the invoice number."
     notes["bank2.md"] = "Old account IBAN NO9386011117948 is closed; do not use it."
     notes["spaced.md"] = "Kari's account: GB33 BUKB 2020 1555 5555 55, for the deposit."
-    folder = write_notes(tmp_path / "inv", notes)
-    run("brain", "ingest", folder, "--no-progress")
+    folder = write_notes(base / "inv", notes)
+    brain = base / "brain" / "brain.db"
+    (base / "llm-user").mkdir()
+    with pytest.MonkeyPatch.context() as env:  # what isolated_env gives a test, for the module
+        for var in [v for v in os.environ if v.startswith("SECONDBRAIN_")] + ["OLLAMA_HOST"]:
+            env.delenv(var, raising=False)
+        env.setenv("LLM_USER_PATH", str(base / "llm-user"))
+        env.setenv("SECONDBRAIN_DB", str(brain))
+        env.setenv("OLLAMA_URL", _server.url)
+        _server.wait_idle()
+        _server.reset()
+        _server.dim = 768
+        result = CliRunner().invoke(cli, ["brain", "ingest", str(folder), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    return folder, brain
+
+
+@pytest.fixture
+def invoices(_invoice_brain, brain_path, ollama):
+    """The invoices brain, copied where this test's brain lives."""
+    folder, built = _invoice_brain
+    brain_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for suffix in ("", "-wal"):
+        if Path(f"{built}{suffix}").exists():
+            shutil.copy(f"{built}{suffix}", f"{brain_path}{suffix}")
     return folder
 
 
