@@ -311,31 +311,6 @@ def test_python_api(invoices, brain_path):
         assert result.mode == "lexical" and len(result.hits) == 2
 
 
-def test_fast_dense_path_matches_the_exact_scan(tmp_path, run, ollama, brain_path):
-    """The in-memory index (default) against vec0's exact scan, with and without filters."""
-    from llm_secondbrain.recall import vindex
-
-    notes = {f"n{i}.md": f"Note {i} about topic{i % 7} and theme{i % 11}, item {i * 37 % 101}."
-             for i in range(300)}
-    run("brain", "ingest", write_notes(tmp_path / "fast", notes), "--no-progress")
-    with SecondBrain.open(brain_path) as brain:
-        vindex.get(brain.brain.conn, 768)  # warm it now instead of in the background
-        for query in ("topic3 theme5", "item 74 about topic1", "note 12"):
-            for project in (None, "fast"):
-                fast = brain.search(query, k=10, mode="dense", project=project)
-                exact = brain.search(query, k=10, mode="dense", project=project, exact=True)
-                scores = [round(h.score, 4) for h in exact.hits]
-                assert [round(h.score, 4) for h in fast.hits] == scores
-                last = scores[-1]  # ties at the cut may be broken either way
-                assert ({h.id for h in fast.hits if round(h.score, 4) > last}
-                        == {h.id for h in exact.hits if round(h.score, 4) > last})
-        # the index follows forget: a removed chunk is never returned
-        gone = brain.search("topic3 theme5", k=1, mode="dense").hits[0]
-        brain.brain.forget(paths=[gone.path])
-        assert gone.id not in [h.id for h in brain.search("topic3 theme5", k=10, mode="dense").hits]
-    vindex.forget_cache()
-
-
 # --- issue 14: exact tokens, snippets, spread, relevance floor, eval ----------------------------
 
 CODE_NOTES = {

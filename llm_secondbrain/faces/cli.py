@@ -155,6 +155,8 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
     if explain and not as_json and result.mode == "hybrid":
         weights = ", ".join(f"{lane} {w:g}" for lane, w in result.weights.items())
         click.echo(f"[hybrid: {result.fusion} fusion; weights {weights} ({result.why})]")
+    if explain and not as_json and result.dense:
+        click.echo(f"[dense: {result.dense}]")
     if not result.relevant or not result.hits:
         if not as_json:  # --json: no lines is the answer, as before
             click.echo("nothing in the brain matches", err=True)

@@ -6,8 +6,9 @@ from RecallOptions, so it cannot drift from the CLI), `sources`, `stats` and, un
 read-only, `remember`.
 
 The server is long-lived, so it keeps one SecondBrain open and says so to the vector index
-(`vindex.keep_warm`): every query after the first is answered from memory. It still reads the
-SQLite file per query, and the in-memory vectors follow the brain's vectors version, so what
+(`vindex.keep_warm`): from the first query on it keeps the vectors' sign bits in memory (with
+NumPy, which the `mcp` extra installs) and a large brain's dense search starts there. It still
+reads the SQLite file per query, and the copy follows the brain's vectors version, so what
 another process (an ingest, an embed) committed meanwhile is in the next answer. The brain is
 used from one worker thread at a time (one SQLite connection), off the event loop.
 
