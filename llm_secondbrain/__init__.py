@@ -7,7 +7,7 @@ import llm
 
 @llm.hookimpl
 def register_commands(cli):
-    from .faces.cli import brain
+    from .faces.group import brain  # its commands load when one runs
 
     cli.add_command(brain)
 
