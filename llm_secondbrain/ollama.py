@@ -130,8 +130,13 @@ class OllamaClient:
         self.legacy = False  # set once /api/embed turns out not to exist on this server
         self._answered = False  # after one success, a refused connection is a restart: retry
         timeout_cfg = httpx.Timeout(timeout, connect=min(10.0, timeout))
+        # httpx builds a TLS context with every CA certificate when a client is made (~35 ms
+        # of CPU, most of a one-shot recall's embedding); a plain-http server never uses one,
+        # and the client follows no redirect to another scheme.
+        tls = self.url.lower().startswith("https:")
         self._http = httpx.Client(
-            base_url=self.url, timeout=timeout_cfg, transport=transport, trust_env=False
+            base_url=self.url, timeout=timeout_cfg, transport=transport, trust_env=False,
+            verify=tls,
         )
 
     def close(self) -> None:
