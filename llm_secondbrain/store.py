@@ -752,7 +752,6 @@ class Brain:
             wanted.setdefault(text_sha(chunk.text), chunk)
         head = title or (segment_title(chunks[0].text) if len(chunks) > 1 else None)
         titles = {sha: (head if i else None) for i, sha in enumerate(wanted)}
-        table = self.db["chunks"]
         with self.write():
             path = self._place(key, path)
             existing = dict(
@@ -762,29 +761,31 @@ class Brain:
                 stale = [cid for sha, cid in existing.items() if sha not in wanted]
                 self._delete_ids(stale)
                 result.removed = len(stale)
-            new_rows = []
+            kept, new_rows = [], []
             for sha, chunk in wanted.items():
-                labels = {
-                    "line_start": chunk.line_start, "line_end": chunk.line_end, "project": project,
-                    "source": source, "ts": chunk.ts or ts, "title": titles[sha],
-                    "meta": json.dumps(chunk.meta, sort_keys=True) if chunk.meta else None,
-                    # a kept chunk is this text under today's rules too
-                    "scrub_version": rules,
-                }
+                # a kept chunk is this text under today's rules too
+                labels = (chunk.line_start, chunk.line_end, project, source, chunk.ts or ts, titles[sha],
+                          json.dumps(chunk.meta, sort_keys=True) if chunk.meta else None, rules)
                 if sha in existing:
-                    result.kept += 1
-                    table.update(existing[sha], labels)
+                    kept.append((*labels, existing[sha]))
                 else:
-                    new_rows.append({"sha": sha, "path": path, "ref": chunk.ref or ref,
-                                     "role": chunk.role or role, "text": chunk.text,
-                                     "created": created, **labels})
-            if new_rows:
-                table.insert_all(new_rows, ignore=True)
-                result.added = len(new_rows)
-            self.db["files"].upsert({
-                "path": path, "key": key, "project": project, "source": source, "ts": ts,
-                "ingested": created, "scrub_version": rules, **(ledger or {}),
-            }, pk="path")
+                    new_rows.append((sha, path, chunk.ref or ref, chunk.role or role, chunk.text, created, *labels))
+            # Plain statements: sqlite-utils' insert_all, update and upsert read the schema on
+            # every call, which was most of the time a small file takes to stage.
+            labels = "line_start, line_end, project, source, ts, title, meta, scrub_version"
+            self.conn.executemany(
+                f"UPDATE chunks SET ({labels}) = (?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?", kept)
+            self.conn.executemany(
+                f"INSERT OR IGNORE INTO chunks(sha, path, ref, role, text, created, {labels}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", new_rows)
+            result.kept, result.added = len(kept), len(new_rows)
+            entry = {"path": path, "key": key, "project": project, "source": source, "ts": ts,
+                     "ingested": created, "scrub_version": rules, **(ledger or {})}
+            columns = ", ".join(f'"{name}"' for name in entry)
+            updates = ", ".join(f'"{name}" = excluded."{name}"' for name in entry if name != "path")
+            self.conn.execute(
+                f"INSERT INTO files({columns}) VALUES ({', '.join('?' * len(entry))}) "
+                f"ON CONFLICT(path) DO UPDATE SET {updates}", list(entry.values()))
         return result
 
     def purge_search_index(self) -> None:

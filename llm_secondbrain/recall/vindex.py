@@ -12,7 +12,7 @@ in the same transaction as `vec_chunks`. A search over it takes two steps:
 2. read just those candidates' vectors by rowid and rank them exactly (vec_distance_l2).
 
 Sign bits keep the order of nearby vectors well enough that the exact top ten are among the
-candidates (recall@10 against the exact scan: bench/bench_dense.py). `plan` takes the exact
+candidates (recall@10 against the exact scan: `bench/speed.py recall`). `plan` takes the exact
 scan instead when asked to (`--exact`), when the brain is small enough that scanning it costs
 less than step 2 alone, when the vectors' dimension has no whole bytes of bits, or when the
 bits are not in step with the vectors (a brain embedded before they existed, until the next
@@ -36,9 +36,10 @@ from typing import Sequence
 MIN_CANDIDATES = 1000  # rescored exactly, at least (real MiniLM vectors need ~1,000 at 384 bits)
 CANDIDATE_FACTOR = 5  # ... and this many per hit asked for (a lane asks for 200)
 DEFAULT_CHUNK_SIZE = 1024  # vec0's, for tables made before store.VEC_CHUNK_SIZE
-# Costs in ns measured by bench/bench_dense.py (one core here): an exact scan per vector and
-# dimension; a Hamming step per vector (a fixed part and per dimension); reading one candidate
-# (a fixed part, and per byte of the vec0 blob that holds it, whose pages are walked to reach it).
+# The plan's costs in ns of CPU, measured on one core here (1M and 100k chunks, 384 and 768
+# dims; bench/speed.py): an exact scan, per vector and dimension; a Hamming step, per vector (a
+# fixed part and per dimension); reading one candidate, a fixed part and per byte of the vec0
+# blob that holds it (its pages are walked up to the vector).
 EXACT_NS_PER_DIM = 1.3
 BITS_NS, BITS_NS_PER_DIM = 60.0, 0.08
 READ_NS, READ_NS_PER_BLOB_BYTE = 13_000.0, 0.06
@@ -259,15 +260,14 @@ def warm(conn) -> BitIndex | None:
     """The copy if it is current; otherwise None (the caller searches in SQL), after starting
     a background build on its own connection when this process has asked before or is
     long-lived, and NumPy is there to search it. A one-shot command never builds one."""
-    if _numpy() is None:
-        return None
     path = _db_path(conn)
     cached = _cache.get(path)
     if cached is not None and cached[0] and cached[0] == _version(conn):
         return cached[1]
     with _lock:
         _asked[path] = _asked.get(path, 0) + 1
-        start = path and path not in _building and (_long_lived or _asked[path] >= 2)
+        start = bool(path) and path not in _building and (_long_lived or _asked[path] >= 2)
+        start = start and _numpy() is not None  # (asked only here: a one-shot never imports it)
         if start:
             _building.add(path)
     if start:
