@@ -47,10 +47,11 @@ def test_every_path_ranks_as_the_exact_scan_does(tmp_path, run, ollama, brain_pa
                 stored = dict(conn.execute("SELECT id, bits FROM vec_bits"))
                 qbits = int.from_bytes(vindex.query_bits(conn, q), "little")
                 hamming = {i: (int.from_bytes(b, "little") ^ qbits).bit_count() for i, b in stored.items()}
-                nearest20 = sorted(hamming.values())[:20]
-                for picked in (vindex.sql_candidates(conn, q, 20),
-                               vindex.get(conn).search(vindex.query_bits(conn, q), 20)):
-                    assert sorted(hamming[i] for i in picked) == nearest20
+                for want in (5, 20, 60):  # a sample of 16 rows: a cut that holds, or one that does not
+                    nearest = sorted(hamming.values())[:want]
+                    for picked in (vindex.sql_candidates(conn, q, want), vindex.sql_candidates(conn, q, want, sample=16),
+                                   vindex.get(conn).search(vindex.query_bits(conn, q), want)):
+                        assert sorted(hamming[i] for i in picked) == nearest
     finally:
         vindex.forget_cache()
 
