@@ -3,6 +3,7 @@
 must rank as vec0's exact scan does, whatever another process changed meanwhile."""
 from __future__ import annotations
 
+import struct
 import time
 
 from llm_secondbrain import SecondBrain
@@ -47,11 +48,20 @@ def test_every_path_ranks_as_the_exact_scan_does(tmp_path, run, ollama, brain_pa
                 stored = dict(conn.execute("SELECT id, bits FROM vec_bits"))
                 qbits = int.from_bytes(vindex.query_bits(conn, q), "little")
                 hamming = {i: (int.from_bytes(b, "little") ^ qbits).bit_count() for i, b in stored.items()}
-                for want in (5, 20, 60):  # a sample of 16 rows: a cut that holds, or one that does not
+                for want in (5, 20, 60):  # (with a sample of 16 rows, the SQL step cuts)
                     nearest = sorted(hamming.values())[:want]
                     for picked in (vindex.sql_candidates(conn, q, want), vindex.sql_candidates(conn, q, want, sample=16),
                                    vindex.get(conn).search(vindex.query_bits(conn, q), want)):
                         assert sorted(hamming[i] for i in picked) == nearest
+                # in memory: the 8 x 5 nearest by Hamming distance, then the 5 whose signs agree
+                # best with the query's values
+                values = struct.unpack(f"{len(q) // 4}f", q)
+                signs = {i: [1 if int.from_bytes(b, "little") >> k & 1 else -1 for k in range(len(values))]
+                         for i, b in stored.items()}
+                agree = {i: round(sum(v * s for v, s in zip(values, signs[i])), 4)
+                         for i in vindex.get(conn).search(vindex.query_bits(conn, q), 40)}
+                picked = vindex.get(conn).shortlist(vindex.query_bits(conn, q), q, 5)
+                assert sorted(agree[i] for i in picked) == sorted(agree.values())[-5:]  # (ties: by score)
     finally:
         vindex.forget_cache()
 

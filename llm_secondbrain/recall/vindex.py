@@ -36,6 +36,9 @@ from typing import Sequence
 MIN_CANDIDATES = 1000  # rescored exactly, at least (real MiniLM vectors need ~1,000 at 384 bits)
 CANDIDATE_FACTOR = 5  # ... and this many per hit asked for (a lane asks for 200)
 DEFAULT_CHUNK_SIZE = 1024  # vec0's, for tables made before store.VEC_CHUNK_SIZE
+# In memory the Hamming step keeps twice the candidates, ranks them by the query's values and
+# reads a quarter of the candidates (250 for a lane of 200): 8x fewer read than kept.
+RESCORED_SHARE, SHORTLIST_FACTOR = 4, 8
 SAMPLE_ROWS, CUT_MARGIN = 4096, 4  # the cut: 4x the share of rows wanted, in a sample of 4,096
 BLOCK_ROWS = 65_536  # rows per pass of the in-memory Hamming step (2.5x faster than whole columns)
 # The plan's costs in ns of CPU, measured on one core here (1M and 100k chunks, 384 and 768
@@ -54,7 +57,13 @@ class Dense:
 
 
 def candidates(n: int) -> int:
+    """Vectors read and ranked exactly after a Hamming step in SQL."""
     return max(MIN_CANDIDATES, CANDIDATE_FACTOR * n)
+
+
+def rescored(n: int) -> int:
+    """... and after the in-memory step, which ranks its shortlist by the query's values."""
+    return max(n, candidates(n) // RESCORED_SHARE)
 
 
 def nearest(conn, vector: bytes, n: int, where: str = "", params: Sequence = (),
@@ -68,7 +77,7 @@ def nearest(conn, vector: bytes, n: int, where: str = "", params: Sequence = (),
     else:
         path, how, index = _forced(conn, path, bool(where))
     if index is not None:
-        return Dense(rescore(conn, vector, index.search(query_bits(conn, vector), candidates(n)), n), how)
+        return Dense(rescore(conn, vector, index.shortlist(query_bits(conn, vector), vector, rescored(n)), n), how)
     if path == "bits":
         return Dense(rescore(conn, vector, sql_candidates(conn, vector, candidates(n), where, params), n), how)
     return Dense(exact_scan(conn, vector, n, where, params), how)
@@ -89,9 +98,10 @@ def plan(conn, dim: int, n: int, filtered: bool, exact: bool) -> tuple[str, str,
     if not _bits_pay(rows, dim, _chunk_size(conn), want):
         return "exact", f"exact scan (a small brain: up to {rows:,} vectors scan faster than a bit search)", None
     index = None if filtered else warm(conn)
-    where = "in memory" if index is not None else "in SQL"
-    return ("memory" if index is not None else "bits",
-            f"sign-bit search {where} of up to {rows:,} vectors; {want:,} candidates rescored exactly", index)
+    if index is not None:
+        return ("memory", f"sign-bit search in memory of up to {rows:,} vectors; {rescored(n) * SHORTLIST_FACTOR:,} "
+                f"nearest re-ranked by the query's values, {rescored(n):,} rescored exactly", index)
+    return "bits", f"sign-bit search in SQL of up to {rows:,} vectors; {want:,} candidates rescored exactly", None
 
 
 def _forced(conn, path: str, filtered: bool) -> tuple[str, str, BitIndex | None]:
@@ -181,11 +191,12 @@ def _numpy():
 
 class BitIndex:
     """Every chunk's sign bits in memory, as 64-bit words, one array per word position (so a
-    search is a few passes over contiguous arrays)."""
+    Hamming step is a few passes over contiguous arrays)."""
 
     def __init__(self, ids, bits: bytes, width: int):
         np = _numpy()
         self.ids = np.asarray(ids, dtype=np.int64)
+        self.width = width  # bytes of bits per vector (dimension / 8)
         rows = np.frombuffer(bits, np.uint8).reshape(len(self.ids), width)
         pad = (-width) % 8
         if pad:
@@ -201,11 +212,33 @@ class BitIndex:
 
     def search(self, query: bytes, want: int) -> list[int]:
         """The `want` ids nearest by Hamming distance to `query` (bits as stored)."""
+        return self.ids[self._nearest(query, want)].tolist()
+
+    def shortlist(self, query: bytes, vector: bytes, want: int) -> list[int]:
+        """The `want` ids to rescore: the 8 x `want` nearest by Hamming distance, re-ranked by
+        the query's own values against their signs (the dot product of the float query with
+        each vector's +-1 signs). That estimate ranks far better than Hamming distance, which
+        weighs a component near zero as much as the largest, so a quarter as many candidates
+        need reading (SciFact with MiniLM: recall@10 0.998 from 250 of 2,000; by Hamming distance
+        alone 250 give 0.988, 1,000 0.999)."""
         np = _numpy()
-        if not len(self.ids):
-            return []
-        q = np.frombuffer(query + bytes((-len(query)) % 8), np.uint64)
+        rows = self._nearest(query, want * SHORTLIST_FACTOR)
+        if len(rows) <= want:
+            return self.ids[rows].tolist()
+        q = np.frombuffer(vector, np.float32)[:self.width * 8].reshape(self.width, 8)
+        table = _signs() @ q.T  # (256, width): what each byte value adds at each position
+        codes = np.ascontiguousarray(self.words[:, rows].T).view(np.uint8)[:, :self.width]
+        score = table[codes, np.arange(self.width)].sum(axis=1)
+        best = np.argpartition(-score, want - 1)[:want]
+        return self.ids[rows[best]].tolist()
+
+    def _nearest(self, query: bytes, want: int):
+        """Row positions of the `want` nearest by Hamming distance (ties at the cut: first)."""
+        np = _numpy()
         n = len(self.ids)
+        if want >= n:
+            return np.arange(n)
+        q = np.frombuffer(query + bytes((-len(query)) % 8), np.uint64)
         distance = np.empty(n, np.uint16)
         block = min(n, BLOCK_ROWS)
         xor, count = np.empty(block, np.uint64), np.empty(block, np.uint8)
@@ -217,13 +250,25 @@ class BitIndex:
                 np.bitwise_xor(column[lo:hi], word, out=x)
                 np.bitwise_count(x, out=c)
                 np.add(acc, c, out=acc)
-        if want >= len(self.ids):
-            return self.ids.tolist()
         # the distance at which `want` are reached, from a histogram: cheaper than a partition
         cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), want))
         inside = np.flatnonzero(distance < cut)
         edge = np.flatnonzero(distance == cut)[:want - len(inside)]
-        return self.ids[np.concatenate((inside, edge))].tolist()
+        return np.concatenate((inside, edge))
+
+
+_SIGNS = None
+
+
+def _signs():
+    """(256, 8): for each byte value, +1 where its bit k is set, else -1 (bit k is component
+    8j + k of byte j: vec_quantize_binary packs the least significant bit first)."""
+    global _SIGNS
+    if _SIGNS is None:
+        np = _numpy()
+        bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
+        _SIGNS = (bits * 2 - 1).astype(np.float32)
+    return _SIGNS
 
 
 def load(conn) -> tuple[str, BitIndex]:
