@@ -193,7 +193,7 @@ class BitIndex:
     """Every chunk's sign bits in memory, as 64-bit words, one array per word position (so a
     Hamming step is a few passes over contiguous arrays)."""
 
-    def __init__(self, ids, bits: bytes, width: int):
+    def __init__(self, ids, bits, width: int):
         np = _numpy()
         self.ids = np.asarray(ids, dtype=np.int64)
         self.width = width  # bytes of bits per vector (dimension / 8)
@@ -272,20 +272,25 @@ def _signs():
 
 
 def load(conn) -> tuple[str, BitIndex]:
-    """(vectors version, copy of the bits), read in one read transaction so the two agree."""
+    """(vectors version, copy of the bits), read in one read transaction so the two agree,
+    into arrays made to size (a list of a million small objects first would triple the peak)."""
+    np = _numpy()
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN")
     try:
         version = _version(conn)
-        ids, parts = [], []
-        for rowid, bits in conn.execute("SELECT id, bits FROM vec_bits ORDER BY id"):
-            ids.append(rowid)
-            parts.append(bits)
+        count, width = conn.execute("SELECT count(*), max(length(bits)) FROM vec_bits").fetchone()
+        ids, bits = np.empty(count, np.int64), np.empty(count * (width or 0), np.uint8)
+        cursor, at = conn.execute("SELECT id, bits FROM vec_bits ORDER BY id"), 0
+        while rows := cursor.fetchmany(8192):
+            ids[at:at + len(rows)] = [r[0] for r in rows]
+            bits[at * width:(at + len(rows)) * width] = np.frombuffer(b"".join(r[1] for r in rows), np.uint8)
+            at += len(rows)
     finally:
         if own:
             conn.execute("COMMIT")
-    return version, BitIndex(ids, b"".join(parts), len(parts[0]) if parts else 0)
+    return version, BitIndex(ids, bits, width or 0)
 
 
 def _version(conn) -> str:
