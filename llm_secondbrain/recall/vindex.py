@@ -41,13 +41,14 @@ DEFAULT_CHUNK_SIZE = 1024  # vec0's, for tables made before store.VEC_CHUNK_SIZE
 RESCORED_SHARE, SHORTLIST_FACTOR = 4, 8
 SAMPLE_ROWS, CUT_MARGIN = 4096, 4  # the cut: 4x the share of rows wanted, in a sample of 4,096
 BLOCK_ROWS = 65_536  # rows per pass of the in-memory Hamming step (2.5x faster than whole columns)
-# The plan's costs in ns of CPU, measured on one core here (1M and 100k chunks, 384 and 768
-# dims; bench/speed.py): an exact scan, per vector and dimension; a Hamming step, per vector (a
-# fixed part and per dimension); reading one candidate, a fixed part and per byte of the vec0
-# blob that holds it (its pages are walked up to the vector).
-EXACT_NS_PER_DIM = 1.3
+# The plan's costs in ns of CPU, fitted to a fresh process's first query here (768 dims, 10k to
+# 1M chunks; 384 dims; vec0 blobs of 16 and of 1,024): an exact scan, per vector and dimension;
+# a Hamming step, per vector (a fixed part and per dimension); reading one candidate, a fixed
+# part and per byte of the vec0 blob that holds it (its pages are walked up to the vector).
+# With blobs of 16 the two paths cost the same near 13k 768-dim chunks (~17 ms).
+EXACT_NS_PER_DIM = 1.4
 BITS_NS, BITS_NS_PER_DIM = 60.0, 0.08
-READ_NS, READ_NS_PER_BLOB_BYTE = 13_000.0, 0.06
+READ_NS, READ_NS_PER_BLOB_BYTE = 10_000.0, 0.06
 
 
 @dataclass
