@@ -205,18 +205,21 @@ def inprocess(args) -> None:
 
 
 def _recall_at_10(conn, vectors: list[bytes], paths: tuple[str | None, ...], floor: float | None = None):
-    """{path: (recall@10, recall@10 of the exact hits with cosine >= floor)} over the queries."""
+    """{path: (recall@10, recall@10 of the exact hits with cosine >= floor)} over the queries.
+    The planned path runs first, as a one-shot process would meet it (no copy in memory)."""
     from llm_secondbrain.recall import vindex
 
-    out: dict[str | None, list[tuple[float, float]]] = {p: [] for p in paths}
-    for v in vectors:
-        exact = vindex.nearest(conn, v, 200, exact=True).found[:10]
-        strong = {i for i, d in exact if floor is None or 1 - d * d / 2 >= floor}
-        for p in paths:
+    exact = [vindex.nearest(conn, v, 200, exact=True).found[:10] for v in vectors]
+    out = {}
+    for p in paths:
+        vindex.forget_cache()
+        got = []
+        for v, top in zip(vectors, exact):
+            strong = {i for i, d in top if floor is None or 1 - d * d / 2 >= floor}
             found = {i for i, _ in vindex.nearest(conn, v, 200, path=p).found[:10]}
-            out[p].append((len(found & {i for i, _ in exact}) / 10,
-                           len(found & strong) / len(strong) if strong else 1.0))
-    return {p: (float(np.mean([a for a, _ in r])), float(np.mean([b for _, b in r]))) for p, r in out.items()}
+            got.append((len(found & {i for i, _ in top}) / 10, len(found & strong) / len(strong) if strong else 1.0))
+        out[p] = (float(np.mean([a for a, _ in got])), float(np.mean([b for _, b in got])))
+    return out
 
 
 def recall_check(args) -> None:
