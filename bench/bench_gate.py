@@ -11,7 +11,7 @@ subprocesses, this checkout beside another one (the commit before the gate), int
    purge (optimize, then the index rows written again) beside the baseline's (optimize only).
 
     git worktree add /tmp/base32 93f0397        # the commit before the gate
-    python3 bench/bench_gate.py --baseline /tmp/base32 [--runs 5] [--notes 10000]
+    python3 bench/bench_gate.py --baseline /tmp/base32 [--this CHECKOUT] [--runs 5] [--notes 10000]
 
 Each checkout runs with PYTHONPATH pointing at it, so `llm` loads that checkout's plugin. Takes
 about 15 minutes on two cores (the 100k-chunk brains are built once per checkout).
@@ -46,7 +46,9 @@ def llm(checkout: Path, brain: Path, *args: str) -> tuple[float, float]:
            "OLLAMA_URL": "http://127.0.0.1:9", "LLM_USER_PATH": str(brain.parent / "llm")}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "llm", *args], env=env, check=True,
+    # from a folder that holds no checkout: `python -m llm` puts the current folder first on
+    # sys.path, ahead of PYTHONPATH, and a run from the repository would load this checkout
+    subprocess.run([sys.executable, "-m", "llm", *args], env=env, check=True, cwd=brain.parent,
                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -118,11 +120,12 @@ def purge_cost(checkouts: dict[str, Path], notes: int, work: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, required=True, help="another checkout (a git worktree)")
+    parser.add_argument("--this", type=Path, default=REPO, help="the checkout measured (default: this one)")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--notes", type=int, default=10_000)
     parser.add_argument("--skip-purge", action="store_true")
     args = parser.parse_args()
-    checkouts = {"this": REPO, "baseline": args.baseline.resolve()}
+    checkouts = {"this": args.this.resolve(), "baseline": args.baseline.resolve()}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         til = work / "til"

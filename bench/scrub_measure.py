@@ -4,6 +4,7 @@
     python3 bench/scrub_measure.py                 # the table
     python3 bench/scrub_measure.py --list machine  # also every redaction in a set, with its verdict
     python3 bench/scrub_measure.py --misses scanners --fps scanners   # misses / false positives
+    python3 bench/scrub_measure.py --sets scanners --by-source        # per scanner too
 
 For each set of ``scrub_sets`` (dev = the part rules were tuned on, held = the fixed third left
 out): recall (a secret counts as caught when neither it nor any 8-character window of it
@@ -12,7 +13,11 @@ context kept (share of the non-secret text kept), idempotence (``scrub(scrub(x))
 and for real text the redactions per 500 documents (a value redacted in several places of a
 document counts once), each with the verdict a person gave it in
 ``bench/data/scrub_verdicts.tsv`` (by document and a hash of the value; the value is never
-printed: its first two characters and its length are). Takes about a minute.
+printed: its first two characters and its length are): right (a secret), fixture (a literal
+credential in a test or a documentation example: not a secret, but written as one, where the
+same line in a person's files holds a real one), wrong (not a credential at all). With
+``--by-source`` each figure is given per source too (this machine's documents: stdlib,
+stdlib-tests, pydoc, man, readme, doc). Takes about a minute.
 """
 from __future__ import annotations
 
@@ -77,6 +82,7 @@ def main(argv=None) -> int:
     ap.add_argument("--misses", default="", help="sets whose misses are printed")
     ap.add_argument("--fps", default="", help="sets whose strict false positives are printed")
     ap.add_argument("--held", action="store_true", help="print held-out misses and FPs too (default: dev only)")
+    ap.add_argument("--by-source", action="store_true", help="recall and FP per source (scanner, corpus) too")
     a = ap.parse_args(argv)
     from llm_secondbrain.scrub import explain, scrub
 
@@ -100,20 +106,25 @@ def main(argv=None) -> int:
             out = scrub(d.text)
             idem.append(scrub(out) == out)
             n_docs[part] += 1
+            n_docs[f"{part} {d.source}"] += 1
             if d.secrets is not None:
                 ok = not any(leaked(s, out, d.text) for s in d.secrets)
                 recall[part + (" placeholder" if d.placeholder else "")].append(ok)
+                if a.by_source:
+                    recall[f"{part} {d.source}" + (" placeholder" if d.placeholder else "")].append(ok)
                 if not d.placeholder:
                     a_ = score.strip_secrets({"secret": d.secrets[0], "secret_parts": d.secrets[1:]}, d.text)
                     b_ = score.strip_secrets({"secret": d.secrets[0], "secret_parts": d.secrets[1:]}, out)
                     ctx[part].append(score.matched_chars(a_, b_) / max(1, len(a_)))
                 if not ok and name in show_miss and (a.held or not d.held):
-                    print(f"MISS [{part}] {d.id} {d.source} {d.extra.get('rule', '')}\n  secret: {d.secrets[0][:70]!r}"
+                    print(f"MISS [{part}{' placeholder' if d.placeholder else ''}] {d.id} {d.source} {d.extra.get('rule', '')}\n  secret: {d.secrets[0][:70]!r}"
                           f"\n  text: {d.text[:300]!r}\n  out:  {out[:300]!r}")
             elif d.source != "email":
                 changed = out != d.text
                 if name in ("own", "peer", "scanners"):
                     fp[part + (" strict" if d.strict else " borderline")].append(changed)
+                    if a.by_source:
+                        fp[f"{part} {d.source}" + (" strict" if d.strict else " borderline")].append(changed)
                     if changed and d.strict and name in show_fp and (a.held or not d.held):
                         print(f"FP [{part}] {d.id} {d.source} {d.extra.get('rule', '')}\n  text: {d.text[:300]!r}\n  out:  {out[:300]!r}")
                 if changed and name in ("notes", "machine", "synthetic"):
@@ -124,9 +135,10 @@ def main(argv=None) -> int:
                         if r.rules == ("allowed",) or v in seen:
                             continue
                         seen.add(v)
-                        redactions[part] += 1
                         verdict, note = verdicts.get((d.id, value_hash(v)), ("?", ""))
-                        judged[part][verdict] += 1
+                        for key in ((part, f"{part} {d.source}") if a.by_source else (part,)):
+                            redactions[key] += 1
+                            judged[key][verdict] += 1
                         if name in show_list:
                             lo, hi = max(0, r.start - 50), min(len(d.text), r.end + 40)
                             excerpt = (d.text[lo:r.start] + f"«{v[:2]}…{len(v)}»" + d.text[r.end:hi]).replace("\n", "⏎")
@@ -141,8 +153,8 @@ def main(argv=None) -> int:
         for part in sorted(redactions):
             j = judged[part]
             print(f"  redactions {part:<20}{redactions[part]:>6} in {n_docs[part]} docs = "
-                  f"{redactions[part] * 500 / n_docs[part]:.2f} per 500 (right {j['right']}, wrong {j['wrong']}, "
-                  f"unjudged {j['?']})")
+                  f"{redactions[part] * 500 / n_docs[part]:.2f} per 500 (right {j['right']}, fixture {j['fixture']}, "
+                  f"wrong {j['wrong']}, unjudged {j['?']})")
         print(f"  idempotent {'':<20}{_rate(idem):>22}")
     return 0
 

@@ -109,7 +109,8 @@ def peer() -> Iterator[Doc]:
 
 
 def scanners() -> Iterator[Doc]:
-    """bench/data/scanners/*.jsonl: {"id", "scanner", "text", "secret" or "secrets" (positives)}."""
+    """bench/data/scanners/*.jsonl: {"id", "scanner", "text", "secret" or "secrets" (positives);
+    "difficulty": "borderline" marks a negative that is not a strict one}."""
     folder = os.path.join(HERE, "data", "scanners")
     if not os.path.isdir(folder):
         return
@@ -120,6 +121,7 @@ def scanners() -> Iterator[Doc]:
             secrets = rec.get("secrets") or ([rec["secret"]] if rec.get("secret") else None)
             doc_id = "scanners/" + rec["id"]
             yield Doc(doc_id, rec["text"], "scanners", rec.get("scanner", name[:-6]), secrets,
+                      strict=rec.get("difficulty", "normal") != "borderline",
                       placeholder=bool(rec.get("placeholder")), held=held_out(doc_id),
                       extra={"rule": rec.get("rule", "")})
 
@@ -197,7 +199,8 @@ def machine() -> Iterator[Doc]:
         text = _read(path)
         if text:
             doc_id = "machine/stdlib/" + os.path.relpath(path, lib)
-            yield Doc(doc_id, text, "machine", "stdlib", held=held_out(doc_id))
+            source = "stdlib-tests" if doc_id.startswith("machine/stdlib/test/") else "stdlib"
+            yield Doc(doc_id, text, "machine", source, held=held_out(doc_id))
     try:
         from pydoc_data.topics import topics
     except ImportError:

@@ -43,6 +43,12 @@ def _float_env(env: dict, name: str, default: float) -> float:
         raise ValueError(f"{name} must be a number, got {raw!r}") from None
 
 
+def _positive(value: float, name: str) -> float:
+    if not value > 0:
+        raise ValueError(f"{name} must be positive, got {value:g}")
+    return value
+
+
 def normalise_ollama_url(raw: str) -> str:
     """Accept what people put in OLLAMA_HOST (`0.0.0.0:11434`, `box:11434`) as well as full URLs."""
     raw = raw.strip().rstrip("/")
@@ -80,6 +86,8 @@ class Settings:
     progress_seconds: float = 5.0  # between progress lines when stderr is not a terminal
     max_chars_set: bool = True  # SECONDBRAIN_MAX_CHARS given: else the chunk size follows the model
     scrub_allow: str | None = None  # a file of allow patterns, one regex a line
+    read_seconds: float = 60.0  # the longest one document may take to read (ingest/worker.py)
+    call_seconds: float = 10.0  # the longest an MCP call runs before it answers with a timeout
     extra: dict = field(default_factory=dict)
 
 
@@ -128,6 +136,8 @@ def load(env: dict | None = None, db: str | os.PathLike | None = None) -> Settin
         timeout=_float_env(env, "SECONDBRAIN_OLLAMA_TIMEOUT", 120.0),
         retries=_int_env(env, "SECONDBRAIN_OLLAMA_RETRIES", 3),
         fragment_chars=_int_env(env, "SECONDBRAIN_FRAGMENT_CHARS", DEFAULT_FRAGMENT_CHARS),
+        read_seconds=_positive(_float_env(env, "SECONDBRAIN_READ_SECONDS", 60.0), "SECONDBRAIN_READ_SECONDS"),
+        call_seconds=_positive(_float_env(env, "SECONDBRAIN_CALL_SECONDS", 10.0), "SECONDBRAIN_CALL_SECONDS"),
         scrub_allow=os.path.expanduser(env["SECONDBRAIN_SCRUB_ALLOW"])
         if env.get("SECONDBRAIN_SCRUB_ALLOW", "").strip() else None,
     )

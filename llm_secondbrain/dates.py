@@ -27,21 +27,37 @@ def _local_midnight(day: date) -> datetime:
 def parse(text: str, *, end: bool = False, now: datetime | None = None) -> str:
     """The UTC instant `text` names. With `end=True` a whole day (a bare date, today,
     yesterday) extends to its end: the instant is the next day's local midnight, to be
-    compared with `<`. Raises ValueError with the accepted forms."""
+    compared with `<`. Raises ValueError with the accepted forms, and for an instant outside
+    the years 1-9999 (`99999999d`) that dates cannot hold."""
+    try:
+        return _parse(text, end, now or datetime.now().astimezone())
+    except _NotADate:
+        raise
+    except (OverflowError, ValueError):  # the arithmetic left the years datetime holds
+        raise ValueError(f"date out of range: {text!r} (use {HELP}, within the years 1-9999)") from None
+
+
+class _NotADate(ValueError):
+    pass
+
+
+def _parse(text: str, end: bool, now: datetime) -> str:
     raw = text.strip().lower()
-    now = now or datetime.now().astimezone()
     if raw in ("today", "yesterday"):
         day = now.date() - timedelta(days=raw == "yesterday")
         return _utc(_local_midnight(day + timedelta(days=1 if end else 0)))
     if match := _RELATIVE.match(raw):
         return _utc(now - int(match.group(1)) * _UNITS[match.group(2)])
+    bare_date = re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw)
     try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw):
+        if bare_date:
             day = date.fromisoformat(raw)
-            return _utc(_local_midnight(day + timedelta(days=1 if end else 0)))
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        else:
+            moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise ValueError(f"not a date: {text!r} (use {HELP})") from None
+        raise _NotADate(f"not a date: {text!r} (use {HELP})") from None
+    if bare_date:
+        return _utc(_local_midnight(day + timedelta(days=1 if end else 0)))
     if moment.tzinfo is None:
         moment = moment.astimezone()  # a wall-clock time in the user's zone
     return _utc(moment)

@@ -47,6 +47,15 @@ class FingerprintMismatch(EmbedError):
     """The brain's vectors come from another model (or prefix, or dimension)."""
 
 
+class EmbedInterrupted(KeyboardInterrupt):
+    """Ctrl-C during embedding, carrying what was done until then: every batch written is
+    whole, the rest is still pending for the next run."""
+
+    def __init__(self, report: "EmbedReport"):
+        super().__init__("interrupted")
+        self.report = report
+
+
 @dataclass
 class EmbedReport:
     embedded: int = 0  # chunks given a vector the model made in this run
@@ -165,9 +174,12 @@ def embed_pending(
         if settings is None:
             raise ValueError("embed_pending needs settings or an embedder")
         embedder = get_embedder(settings)
+    every = settings.progress_seconds if settings is not None else 5.0
+    backlog = _Backlog(brain, embedder, batch_size, progress and every, on_batch)
     try:
-        every = settings.progress_seconds if settings is not None else 5.0
-        return _Backlog(brain, embedder, batch_size, progress and every, on_batch).run(retry_failed, reembed)
+        return backlog.run(retry_failed, reembed)
+    except KeyboardInterrupt:
+        raise EmbedInterrupted(backlog.counted()) from None
     finally:
         if own:
             embedder.close()
@@ -213,14 +225,20 @@ class _Backlog:
         if total:
             self._prepare_table()
             self._drain(total)
+        self.counted()
+        if report.remaining == 0 and self.brain.get_meta(REEMBED_KEY) is not None:
+            with self.brain.write():
+                self.brain.set_meta(REEMBED_KEY, None)
+        return report
+
+    def counted(self) -> EmbedReport:
+        """The report with what the brain holds now: what is still pending, and quarantined."""
+        report = self.report
         report.dim = self.dim or vec_table_dim(self.brain)
         report.remaining = pending_count(self.brain)
         report.quarantined = self.conn.execute(
             "SELECT count(*) FROM chunks WHERE embedded = -1"
         ).fetchone()[0]
-        if report.remaining == 0 and self.brain.get_meta(REEMBED_KEY) is not None:
-            with self.brain.write():
-                self.brain.set_meta(REEMBED_KEY, None)
         return report
 
     def _start_reembed(self, target: str) -> None:

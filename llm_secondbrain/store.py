@@ -360,7 +360,13 @@ def _refuse_a_stranger(conn, path: Path) -> None:
 def _create_private(path: Path) -> None:
     """Create the brain's folder (0700) and file (0600) before SQLite does, owner-only.
     Folders made on the way are owner-only too (`mkdir -p` would make them per the umask,
-    world-writable under umask 0, and then anyone could swap the brain's folder)."""
+    world-writable under umask 0, and then anyone could swap the brain's folder). A `--db`
+    that is a symlink to a file not there yet names that file: it is created."""
+    if path.is_symlink():
+        try:
+            os.path.realpath(path, strict=True)  # a loop raises here, in its own words
+        except FileNotFoundError:
+            path = Path(os.path.realpath(path))
     missing = []
     folder = path.parent
     while not folder.exists():

@@ -157,3 +157,46 @@ def notebook_bytes(cells: list[tuple[str, str]], outputs: str = "") -> bytes:
             for kind, text in cells
         ],
     }).encode()
+
+
+# -- one bad file of each kind (issue 34) --------------------------------------------------------
+
+
+def nested_mail(depth: int) -> bytes:
+    """One message whose multiparts nest `depth` deep, each with a boundary of its own."""
+    opening = b"".join(b'Content-Type: multipart/mixed; boundary="b%d"\n\n--b%d\n' % (d, d) for d in range(depth))
+    closing = b"".join(b"--b%d--\n" % d for d in reversed(range(depth)))
+    return (b"From: deep@example.org\nSubject: deep\nMessage-ID: <deep@example.org>\n" + opening
+            + b"Content-Type: text/plain\n\nThe innermost part.\n" + closing)
+
+
+def _damage_member(archive: bytes, name: str, flip: slice) -> bytes:
+    """`archive` with the bytes in `flip` of member `name`'s stored data inverted."""
+    info = zipfile.ZipFile(io.BytesIO(archive)).getinfo(name)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    raw = bytearray(archive)
+    for i in range(start + flip.start, start + flip.stop):
+        raw[i] ^= 0x5A
+    return bytes(raw)
+
+
+def bad_files(tmp: Path) -> dict[str, bytes]:
+    """The six files that each once stopped a whole ingest: a notebook holding a 5,000-digit
+    number, a page declaring charset "undefined", a DOCX with one damaged zip header, a PDF
+    with a filter nobody knows, an EPUB whose deflate stream is broken, a message nested
+    5,000 deep."""
+    docx_file(tmp / "ok.docx", title="Fine", paragraphs=[("A perfectly ordinary paragraph.", None)])
+    docx = bytearray((tmp / "ok.docx").read_bytes())
+    (tmp / "ok.docx").unlink()
+    second = docx.find(b"PK\x03\x04", 4)
+    docx[second + 26] ^= 0xFF  # the file-name length of the second local header
+    book = epub_bytes("Broken", [("One", "A chapter whose compressed bytes were damaged. " * 40)])
+    return {
+        "number.ipynb": b'{"cells": [], "metadata": {"n": ' + b"9" * 5000 + b"}, \"nbformat\": 4}",
+        "charset.html": b'<html><head><meta charset="undefined"></head><body><p>Undefined.</p></body></html>',
+        "header.docx": bytes(docx),
+        "filter.pdf": pdf_bytes([["A page behind an unknown filter"]]).replace(
+            b"<< /Length", b"<< /Filter /NoSuchDecode /Length", 1),
+        "deflate.epub": _damage_member(book, "OEBPS/text/ch1.xhtml", slice(5, 25)),
+        "deep.eml": nested_mail(5000),
+    }

@@ -38,6 +38,17 @@ def report_of(run, *targets) -> dict:
     return json.loads(run("brain", "ingest", "--no-embed", "--json", *targets).stdout)
 
 
+def hide_modules(monkeypatch, folder: Path, *names: str) -> None:
+    """As if the modules were not installed: here, and in the worker process that reads
+    documents (it imports them itself, under a sitecustomize on PYTHONPATH)."""
+    shim = folder / "shim"
+    shim.mkdir(exist_ok=True)
+    (shim / "sitecustomize.py").write_text("import sys\n" + "".join(f"sys.modules[{n!r}] = None\n" for n in names))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(shim), os.environ.get("PYTHONPATH", "")]))
+    for name in names:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
 def chunk_rows(brain_path: Path) -> list[dict]:
     conn = sqlite3.connect(brain_path)
     conn.row_factory = sqlite3.Row
@@ -108,15 +119,17 @@ def test_owner_password_only_pdf_is_read(run, tmp_path):
 
 
 def test_missing_pdf_extra_is_a_counted_skip_naming_the_fix(run, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "pypdf", None)  # as if `pip install llm-secondbrain` only
-    for name in ("a.pdf", "b.pdf"):
-        (tmp_path / name).write_bytes(fx.pdf_bytes([["some text"]]))
-    (tmp_path / "c.txt").write_text("Plain text is still ingested without any extra.\n")
-    result = ingest(run, tmp_path)
-    assert "2 PDF files skipped: pip install 'llm-secondbrain[pdf]'" in result.stdout
-    assert "1 ingested" in result.stdout
-    monkeypatch.delitem(sys.modules, "pypdf")
-    assert "2 ingested" in ingest(run, tmp_path).stdout  # installing the extra is the fix
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    with monkeypatch.context() as patched:
+        hide_modules(patched, tmp_path, "pypdf")  # as if `pip install llm-secondbrain` only
+        for name in ("a.pdf", "b.pdf"):
+            (docs / name).write_bytes(fx.pdf_bytes([["some text"]]))
+        (docs / "c.txt").write_text("Plain text is still ingested without any extra.\n")
+        result = ingest(run, docs)
+        assert "2 PDF files skipped: pip install 'llm-secondbrain[pdf]'" in result.stdout
+        assert "1 ingested" in result.stdout
+    assert "2 ingested" in ingest(run, docs).stdout  # installing the extra is the fix
 
 
 def test_missing_extra_in_a_fresh_process(tmp_path):
@@ -208,8 +221,7 @@ counted 41 nests this year.</p><p>Contact the warden with token TOKEN.</p></main
 @pytest.mark.parametrize("parser", ["selectolax", "stdlib"])
 def test_html_visible_text_title_and_no_boilerplate(run, tmp_path, brain_path, monkeypatch, parser):
     if parser == "stdlib":  # the no-extra path: html.parser
-        monkeypatch.setitem(sys.modules, "selectolax", None)
-        monkeypatch.setitem(sys.modules, "selectolax.lexbor", None)
+        hide_modules(monkeypatch, tmp_path, "selectolax", "selectolax.lexbor")
     page = tmp_path / "heron.html"
     page.write_text(PAGE.replace("TOKEN", TOKEN))
     ingest(run, page)

@@ -67,7 +67,8 @@ def test_lists_its_tools_with_the_shared_recall_schema(notes):
     tools = {tool.name: tool for tool in with_server(body)}
     assert set(tools) == {"recall", "sources", "stats", "remember"}
     schema = tools["recall"].input_schema
-    assert schema["properties"] == options.json_schema()["properties"]
+    shared = options.json_schema()["properties"]
+    assert schema["properties"] == {**shared, "query": {**shared["query"], "maxLength": 4000}}
     assert schema["required"] == ["query"]
     assert not {"pool", "fusion", "rrf_k", "lexical_weight", "exact"} & set(schema["properties"])
     assert {"query", "k", "mode", "project", "source", "path", "since", "until"} <= set(schema["properties"])
@@ -208,3 +209,70 @@ def test_without_the_mcp_extra_it_names_the_extra(run, monkeypatch):
     assert result.exit_code == 1
     assert result.stderr.strip() == (
         "Error: llm brain mcp needs the mcp extra: llm install 'llm-secondbrain[mcp]'")
+
+
+# -- always an answer (issue 34) -----------------------------------------------------------------
+
+
+def test_every_line_gets_an_answer_malformed_params_a_parse_error_a_bad_date(notes):
+    """What the SDK's client never sends, written raw: each request is answered as JSON-RPC
+    says, none left waiting, nothing on stderr, and the server goes on."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": "oops"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": 7},
+        '{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {',
+        [1, 2],
+        {"jsonrpc": "2.0", "method": "notifications/initialized", "params": "x"},  # not answered
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 5}},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+         "params": {"name": "recall", "arguments": {"query": "boiler", "since": "99999999d"}}},
+        {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+         "params": {"name": "recall", "arguments": {"query": "boiler service", "mode": "lexical"}}},
+    ]
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+    wire = [json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})]
+    wire += [line if isinstance(line, str) else json.dumps(line) for line in lines]
+    server = subprocess.Popen([sys.executable, "-m", "llm", "brain", "mcp"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
+    server.stdin.write("\n".join(wire) + "\n")
+    server.stdin.flush()
+    answers = [json.loads(server.stdout.readline()) for _ in range(8)]  # calls answer in any order
+    server.stdin.close()
+    assert server.wait(timeout=60) == 0 and server.stderr.read() == ""
+    by_id = {a.get("id"): a for a in answers if a.get("id") is not None}
+    assert sorted(by_id) == [1, 2, 3, 5, 6, 7]
+    assert sorted(a["error"]["code"] for a in answers if a.get("id") is None) == [-32700, -32600]
+    assert [by_id[i]["error"]["code"] for i in (2, 3, 5)] == [-32602] * 3
+    assert by_id[6]["result"]["isError"] and "date out of range" in by_id[6]["result"]["content"][0]["text"]
+    assert by_id[7]["result"]["structuredContent"]["hits"][0]["citation"].endswith("boiler.md:1")
+
+
+def test_a_long_query_is_refused_at_once_and_a_slow_call_times_out_while_others_answer(notes, stub, monkeypatch):
+    monkeypatch.setenv("SECONDBRAIN_CALL_SECONDS", "1")
+    stub.delay = 4  # every embedding request: the hybrid recall waits on it
+
+    async def body(session):
+        order = []
+
+        async def call(label, name, args):
+            try:
+                result = await session.call_tool(name, args)
+            except MCPError as e:
+                result = e
+            order.append(label)
+            return result
+
+        return await asyncio.gather(
+            call("slow", "recall", {"query": "boiler service"}),
+            call("long", "recall", {"query": "boiler " * 800}),
+            call("stats", "stats", {}),
+            call("lexical", "recall", {"query": "cabin water pump", "mode": "lexical"})), order
+
+    (slow, long, stats, lexical), order = with_server(body)
+    assert order[-1] == "slow"  # the others were answered while it ran
+    assert isinstance(slow, MCPError) and slow.error.code == types.REQUEST_TIMEOUT
+    assert "took longer than 1 s" in slow.error.message
+    assert long.is_error and "is too long" in long.content[0].text
+    assert stats.structured_content["chunks"] == 3
+    assert citations(lexical)[0].endswith("cabin.md:1")

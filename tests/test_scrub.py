@@ -1,8 +1,9 @@
 """Secret scrubbing: the engine's behaviour (the interface and report, context kept, e-mails only
 on request, never raising and idempotent on any text, a secret found once redacted everywhere,
-the allow marker and patterns) and what no one rule owns. What each rule and filter does is in
-its examples beside it in scrub/catalogue.py and scrub/filters.py, walked by
-test_scrub_catalogue.py; linear time is measured in bench/scrub_linear.py.
+the allow marker and patterns, what a marker says). What each rule and filter does is in its
+examples beside it in scrub/catalogue.py and scrub/filters.py, walked by test_scrub_catalogue.py
+(a secret typed twice in one example is a named field there: {alnum:12=pw} … {=pw}); linear
+time and speed are measured in bench/scrub_linear.py and bench/scrub_speed.py.
 
 Every "secret" here is generated at import time from a seeded RNG in the documented shape of
 its vendor (prefix, alphabet, length), so this file holds no real credential and nothing that
@@ -10,7 +11,6 @@ a repository secret scanner would flag as one. The shared corpus is not needed.
 """
 from __future__ import annotations
 
-import base64
 import random
 import string
 import subprocess
@@ -32,15 +32,8 @@ from llm_secondbrain.scrub import rules_identity, scrub, scrub_report
 _rng = random.Random(20260211)
 ALNUM = string.ascii_letters + string.digits
 LOWER_ALNUM = string.ascii_lowercase + string.digits
-UPPER_ALNUM = string.ascii_uppercase + string.digits
 HEX = "0123456789abcdef"
 B64 = ALNUM + "+/"
-URLSAFE = ALNUM + "-_"
-
-
-def _uuid() -> str:
-    """A random version-4 UUID drawn from the seeded generator (the same in every run)."""
-    return f"{r(HEX, 8)}-{r(HEX, 4)}-4{r(HEX, 3)}-a{r(HEX, 3)}-{r(HEX, 12)}"
 
 
 def r(alphabet: str, n: int) -> str:
@@ -53,45 +46,12 @@ def r(alphabet: str, n: int) -> str:
             return s
 
 
-def leaked(secret: str, out: str, original: str) -> bool:
-    """Like the corpus scorer: the whole secret or any 8-char window of it survives."""
-    if secret in out:
-        return True
-    context = original.replace(secret, "\x00")
-    for i in range(0, len(secret) - 7):
-        w = secret[i:i + 8]
-        if w not in context and w in out:
-            return True
-    return False
-
-
 def pem(label: str, lines: int = 6, sep: str = "\n") -> tuple[str, str]:
     body = sep.join(r(B64, 64) for _ in range(lines)) + sep + r(B64, 20) + "=="
     return f"-----BEGIN {label}-----{sep}{body}{sep}-----END {label}-----", body
 
 
-# ------------------------------------------------------------------------------------------------
-# positives: the rules' own examples live beside the rules (scrub/catalogue.py) and
-# tests/test_scrub_catalogue.py walks them; what is left here is what no one rule owns
-# ------------------------------------------------------------------------------------------------
-def test_a_private_key_in_a_yaml_block_goes_line_by_line():
-    block, body = pem("RSA PRIVATE KEY")
-    indented = "\n".join("    " + ln for ln in block.splitlines())
-    text = f"tls:\n  key: |\n{indented}\n"
-    out = scrub(text)
-    for line in body.splitlines():
-        if len(line) > 30:
-            assert not leaked(line, out, text)
-
-
 POSITIVES = [fill(t, rule.id + t)[0] for rule in catalogue_rules() for t in rule.examples]
-
-
-# ------------------------------------------------------------------------------------------------
-# negatives: must come back unchanged
-# ------------------------------------------------------------------------------------------------
-
-
 
 
 # ------------------------------------------------------------------------------------------------
@@ -221,6 +181,13 @@ def test_copies_are_whole_tokens_and_words_do_not_spread():
     assert scrub(text) == text
 
 
+def test_names_and_words_are_never_redacted_everywhere():
+    pw = r(ALNUM, 12)
+    text = f"password: {pw}\nthe {pw} again, and password: Unicode\nUnicode strings"
+    out = scrub(text)
+    assert pw not in out and out.endswith("Unicode strings")
+
+
 # ------------------------------------------------------------------------------------------------
 # issue 15: a way out of a false positive
 # ------------------------------------------------------------------------------------------------
@@ -262,85 +229,20 @@ def test_bad_allow_pattern_names_file_and_line(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------
-# issue 15: real notes are left alone (classes of false positives found on public notes)
+# the markers, and where a value ends
 # ------------------------------------------------------------------------------------------------
+def test_a_marker_never_repeats_what_it_hides():
+    pw = "thisismypassword" + r(string.digits, 3)
+    tok = "rubygems_" + r(HEX, 48)
+    out, counts = scrub_report(f'"AdminPassword": "{pw}"\nAuthorization:{tok}\npassword: Vinter{r(string.digits, 4)}#x')
+    assert "[REDACTED:secret]" in out and "password" not in out.split("\n")[0].split(":")[1]
+    assert "rubygems" not in out.split("\n")[1] and "[REDACTED:password]" in out.split("\n")[2]
+    assert counts["secret"] == 2 and counts["password"] == 1
 
 
-
-
-# ------------------------------------------------------------------------------------------------
-# issue 15: recall classes from other scanners' fixtures (values generated at run time)
-# ------------------------------------------------------------------------------------------------
-def _recall_cases():
-    b64 = base64.b64encode(("admin:" + r(ALNUM, 12)).encode()).decode()
-    dockercfg = base64.b64encode(('{"auths":{"r.example":{"auth":"' + b64 + '"}}}').encode()).decode()
-    sumo, php, cred = r(ALNUM, 14), r(LOWER_ALNUM, 40), r(ALNUM, 10) + "!t"
-    easypost = "EZAK" + r(ALNUM, 54)
-    slack_a, slack_r = "xoxa-" + r(LOWER_ALNUM, 12), "xoxr-4-" + r(LOWER_ALNUM, 12)
-    vendors = [  # shapes other scanners' rules know (kingfisher, noseyparker)
-        "CCDB1_" + r(ALNUM, 22) + "_" + r(ALNUM, 40), "napi_" + r(ALNUM, 64), "PMAT-" + r(ALNUM, 26),
-        "RGAPI-" + r(LOWER_ALNUM, 8) + "-" + r(LOWER_ALNUM, 27), "zpka_" + r(ALNUM, 32) + "_" + r(HEX, 8),
-        "wandb_v1_" + r(ALNUM, 77), "cog_" + r("abcdefghijklmnopqrstuvwxyz234567", 52),
-        "tskey-secret-" + r(ALNUM, 30), "xoxc-123456789012-123456789012-123456789012-" + r(HEX, 64)]
-    return {
-        "k8s-data-tab": (f"apiVersion: v1\nkind: secret\ndata:\n\textra: {b64}\n", [b64]),
-        "k8s-block-scalar": (f"kind: Secret\ndata:\n  .dockercfg: |\n    {dockercfg}\n", [dockercfg]),
-        "go-typed-declaration": (f'var sumoToken string = "{sumo}"', [sumo]),
-        "php-concat-assign": (f'$coinbaseToken .= "{php}"', [php]),
-        "make-assign": (f'HEROKU_TOKEN ?= "{php}"\nOTHER_TOKEN ::= "{php[::-1]}"', [php, php[::-1]]),
-        "setproperty-pair": (f'System.setProperty("TRAVIS_TOKEN", "{php}")', [php]),
-        "curl-empty-user": (f'curl -u ":{cred}" https://localhost:9200', [cred]),
-        "curl-key-as-user": (f'curl -u "{cred}:" https://localhost:9200', [cred]),
-        "slack-legacy": (f'"access_token": "{slack_a}"\n"refresh_token": "{slack_r}"', [slack_a, slack_r]),
-        "easypost": (f"easypost\n- {easypost}\n", [easypost]),
-        "bundler-host": (f"export BUNDLE_GEMS__EXAMPLE__COM={r(LOWER_ALNUM, 8)}:{cred}", [cred]),
-        "more-vendor-prefixes": (" and ".join(vendors), vendors),
-    }
-
-
-# ------------------------------------------------------------------------------------------------
-# issue 15, continued: a service's name as the label, short shapes, Jenkins, webhook URLs
-# ------------------------------------------------------------------------------------------------
-def _service_cases():
-    tok, short_slack = r(ALNUM, 40), "xoxa-" + str(_rng.randint(2, 9)) + "-" + r(LOWER_ALNUM, 12)
-    sumo, skey = "su" + r(ALNUM, 12), r(ALNUM, 40)
-    jenkins = "AQAAABAAAAAQ" + r(B64, 44) + "="
-    hook_a, hook_b = r(LOWER_ALNUM, 32), r(LOWER_ALNUM, 32)
-    refresh = "0.A" + r(URLSAFE, 60) + "." + r(URLSAFE, 120)
-    long_tok = "0.ABCDEFGHIJKLMNOPQRS_" + "A" * 12 + r(URLSAFE, 30) + "." + r(URLSAFE, 200)
-    return {
-        "service-as-label": (f'cloudflare: "{tok}"', [tok]),
-        "service-first-argument": (f"mixpanel {tok}", [tok]),
-        "service-name-prefix": (f'webexbot = "{tok}"', [tok]),
-        "legacy-slack-under-20": (f'"access_token": "{short_slack}', [short_slack]),
-        "sumo-access-id": (f'SUMO_ACCESS_ID = "{sumo}"', [sumo]),
-        "duo-skey": (f'"duo_skey": "{skey}"', [skey]),
-        "jenkins-credentials-xml": (f"<secret>{{{jenkins}}}</secret>", [jenkins]),
-        "webhook-url": (f"curl -X POST https://acme.tines.com/webhook/{hook_a}/{hook_b}", [hook_a, hook_b]),
-        "azure-refresh-token": (f'"refreshToken": "{refresh}"', [refresh]),
-        "placeholder-head-random-body": (f"| {long_tok} |", [long_tok]),
-    }
-
-
-
-
-@pytest.mark.parametrize("name", [
-    "3-hydroxy-3-methylglutaryl", "phosphatidylinositol-3-kinase", "GEP100-Arf6-AMAP1-cortactin",
-    "TLR4-TRIF-RIPK1-FADD-CASP8", "A/Netherlands/602/2009", "epigallocatechin-3-gallate",
-])
-def test_compound_names_in_scientific_prose_are_left_alone(name):
-    """Found on SciFact abstracts: a chemical or a gene pathway near the word "key" is a name
-    built of words and short codes, not a random token."""
-    text = f"A key finding: the {name} pathway is essential for angiogenesis in these mice."
-    assert scrub(text) == text
-
-
-def test_a_random_token_with_separators_beside_a_secret_word_is_still_redacted():
-    rng = random.Random(11)
-    alphabet = string.ascii_letters + string.digits
-    token = "-".join("".join(rng.choice(alphabet) for _ in range(9)) for _ in range(3))
-    token = "aB" + token  # a capital after a small letter, as random tokens have
-    assert token not in scrub(f"the freshworks api key is {token} for the sandbox")
+def test_a_bare_value_stops_before_a_next_key_with_spaces():
+    out = scrub("Server=db;User ID=sa;Password=Xk9mQ2vLp8r!;Persist Security Info=true")
+    assert out.endswith("Password=[REDACTED:password];Persist Security Info=true")
 
 
 @settings(max_examples=300, deadline=None)
@@ -352,275 +254,3 @@ def test_no_operator_starts_with_a_character_outside_op_start(first, rest):
     scrub("warm up")  # the patterns compile on first use
     assert scrub_labels._ASSIGN.match(first + rest) is None
     assert scrub_labels._ASSIGN_VALUE.match(first + rest) is None
-
-
-
-
-
-
-def test_a_password_after_a_closing_quote_is_still_redacted():
-    pw = "Kq7" + r(ALNUM, 9) + "!"
-    for text in (f'"password": "{pw}",', f"password = '{pw}'", f"the password is {pw} for now"):
-        assert pw not in scrub(text)
-
-
-
-
-def test_a_password_starting_with_a_hash_or_backslash_is_still_redacted():
-    pw = "#Kq7" + r(ALNUM, 8)
-    assert pw not in scrub(f'password: "{pw}"')
-    pw2 = "\\Kq7" + r(ALNUM, 8) + "!"
-    assert pw2 not in scrub(f"password = '{pw2}'")
-
-
-def test_salesforce_access_token_is_redacted_whole():
-    org = "00D" + r(ALNUM, 12)
-    tok = org + "!" + r(ALNUM + "._", 95) + "Q"
-    out = scrub(f"sf org display says\nAccess Token      {tok}.\nInstance Url      https://x.my.salesforce.com")
-    assert org not in out and tok[16:] not in out and "[REDACTED:salesforce_token]." in out
-    assert scrub("Hello!" + r(string.ascii_lowercase, 90)).startswith("Hello!")
-
-
-def test_slack_workspace_app_and_refresh_tokens_are_redacted_whole():
-    tok = "xoxr-" + "-".join(str(_rng.randrange(10**5, 10**6)) for _ in range(3)) + "-" + r(HEX, 18)
-    assert scrub(f"refresh: {tok} ok") == "refresh: [REDACTED:slack_token] ok"
-    tok2 = "xoxa-2-" + "-".join(str(_rng.randrange(10**8, 10**9)) for _ in range(3)) + "-" + r(HEX, 18)
-    assert tok2[7:] not in scrub(tok2)
-
-
-def test_grafana_legacy_api_key_is_redacted():
-    key = base64.b64encode(('{"k":"%s","n":"ci","id":7}' % r(ALNUM, 32)).encode()).decode()
-    assert key.startswith("eyJrIjoi")
-    assert scrub(f"curl -H 'Authorization: Bearer' {key}") == "curl -H 'Authorization: Bearer' [REDACTED:grafana_api_key]"
-
-
-def test_unsigned_jwt_header_and_payload_is_redacted_but_a_lone_header_is_not():
-    jwt = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ" + r(ALNUM, 30)
-    assert scrub(f"token {jwt}") == "token [REDACTED:jwt]"
-    for text in ("header eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 only", "eyJAAAA.eyJBBB", "eyJBB.eyJCC.eyJDDDD"):
-        assert scrub(text) == text
-
-
-def test_aiven_password_is_redacted():
-    pw = "AVNS_" + r(ALNUM, 19)
-    assert scrub(f"avnadmin:{pw}@pg-1.aivencloud.com").count(pw[5:]) == 0
-    assert scrub(f"it printed {pw}") == "it printed [REDACTED:aiven_password]"
-
-
-def test_a_service_name_fused_before_apikey_is_still_an_api_key_label():
-    key = r(ALNUM, 18) + "-" + r(ALNUM, 12) + "_" + r(ALNUM, 12)  # IBM Cloud keys mix '-' and '_' in
-    assert key not in scrub(f"IBMCLOUDIAMAPIKEY={key}")
-    assert key not in scrub(f"ibm_cloud_iamapikey= {key}")
-    assert scrub("monkey = banana_split_recipe_v2") == "monkey = banana_split_recipe_v2"
-
-
-
-
-# ------------------------------------------------------------------------------------------------
-# issue 15, continued: other languages, letters-only secrets, shell and PowerShell, more vendors
-# ------------------------------------------------------------------------------------------------
-def _random_letters_value() -> str:
-    """Letters only, case flipping at random: the shape of a generated secret without a digit."""
-    consonants = "bcdfghjklmnpqrstvwxz"
-    while True:
-        s = "".join(_rng.choice(consonants + consonants.upper()) for _ in range(16))
-        if sum(a.isupper() != b.isupper() for a, b in zip(s, s[1:])) >= 6:
-            return s
-
-
-def _world_cases():
-    pw = [r(ALNUM, 10) + "!" for _ in range(8)]
-    letters = _random_letters_value()
-    bearer = "A" * 22 + r(ALNUM, 90)
-    together = "tgp_v1_" + r(URLSAFE, 43)
-    dropbox = "sl." + r(URLSAFE, 138)
-    resend = "re_" + r(ALNUM, 8) + "_" + r(ALNUM, 24)
-    teams = (r(HEX, 8) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 4) + "-" + r(HEX, 12),
-             r(HEX, 32))
-    braintree = r(LOWER_ALNUM, 16) + "$" + r(HEX, 32)
-    django = "%" + r(ALNUM, 14) + "!"
-    newrelic = ("eu01xx" + r(HEX, 30) + "NRAL", "AA" + r(HEX, 40) + "-NRMA")
-    openshift = r(ALNUM, 8) + "@=-." + r(ALNUM, 8)
-    pair = (r(ALNUM, 22), r(ALNUM, 32))
-    return {
-        "portuguese-label": (f"senha: {pw[0]}", [pw[0]]),
-        "portuguese-prose": (f"a senha é {pw[1]} desde ontem", [pw[1]]),
-        "italian-prose": (f"la password è {pw[2][:-1]} per ora", [pw[2][:-1]]),
-        "polish-prose": (f"hasło to {pw[3]}", [pw[3]]),
-        "czech-prose": (f"heslo je {pw[4]}", [pw[4]]),
-        "hungarian-label": (f"Jelszó: {pw[5]}", [pw[5]]),
-        "finnish-label": (f"salasana = {pw[6]}", [pw[6]]),
-        "letters-only-value": (f'"client_secret": "{letters}"', [letters]),
-        "letters-only-bare": (f"API_TOKEN={letters}", [letters]),
-        "ldap-bind-password": (f'ldapsearch -x -D "cn=admin,dc=example,dc=org" -w {pw[7]} -b dc=example',
-                               [pw[7]]),
-        "powershell-secure-string": (
-            f'$pw = ConvertTo-SecureString "{pw[0]}" -AsPlainText -Force', [pw[0]]),
-        "chpasswd-line": (f"echo 'deploy:{pw[1]}' | sudo chpasswd", [pw[1]]),
-        "twitter-bearer": (f"curl -H 'Authorization: Bearer {bearer}'", [bearer]),
-        "together-key": (f"key is {together}", [together]),
-        "dropbox-token": (f"dbx = Dropbox('{dropbox}')", [dropbox]),
-        "resend-key": (f"RESEND={resend}", [resend]),
-        "teams-webhook": (f"https://acme.webhook.office.com/webhookb2/{teams[0]}@{teams[0]}"
-                          f"/IncomingWebhook/{teams[1]}/{teams[0]}", [teams[1]]),
-        "braintree-token": (f"gateway = access_token$production${braintree}", [braintree]),
-        "wifi-qr": (f"qrencode 'WIFI:T:WPA;S:Hytta;P:{pw[2]};;'", [pw[2]]),
-        "percent-opening-key": (f"SECRET_KEY = '{django}'", [django]),
-        "new-relic-license-key": (f"license = '{newrelic[0]}'", [newrelic[0]]),
-        "new-relic-mobile-token": (f"NEW_RELIC_APP = {newrelic[1]}", [newrelic[1]]),
-        "authorization-value-with-at": (f'curl -H "Authorization: sha256~{openshift}"', [openshift]),
-        "id-and-secret-pair": (f"pat ci-token\n{pair[0]}==:{pair[1]}\n", list(pair)),
-    }
-
-
-
-
-# ------------------------------------------------------------------------------------------------
-# issue 15, continued: classes of false positives found in software documentation (Node.js, pip,
-# nettle, systemd) read as a user would ingest it
-# ------------------------------------------------------------------------------------------------
-
-
-def test_the_same_places_still_redact_what_is_a_secret():
-    pw, strong = r(ALNUM, 10) + "!", r(ALNUM, 12) + "&"
-    assert pw not in scrub(f"gpg --batch --passphrase {pw} -c notes.txt")
-    assert strong not in scrub(f"https://deploy:{strong}@example.com/repo.git")
-    assert pw not in scrub(f"wifi pass: {pw}") and pw not in scrub(f"pass for the NAS: {pw}")
-    assert pw not in scrub(f"the pass is {pw[:-1]}")
-    key = r(ALNUM, 40)
-    assert key not in scrub(f"API_KEY = '{key}'")
-    assert pw not in scrub(f"redis://:{pw}@cache:6379/0")  # an empty user is still a password
-
-
-# ------------------------------------------------------------------------------------------------
-# issue 15, continued: source code (Python's standard library and packages) is left alone
-# ------------------------------------------------------------------------------------------------
-
-
-def test_names_and_words_are_never_redacted_everywhere():
-    pw = r(ALNUM, 12)
-    text = f"password: {pw}\nthe {pw} again, and password: Unicode\nUnicode strings"
-    out = scrub(text)
-    assert pw not in out and out.endswith("Unicode strings")
-    key = "NRAK-" + r(LOWER_ALNUM, 27)  # a random lower-case body makes 'words': still a key
-    assert key not in scrub(f'newRelicToken = "{key}"')
-
-
-def test_a_public_key_is_left_alone_and_a_private_one_is_not():
-    """DER in base64: SubjectPublicKeyInfo opens SEQUENCE{SEQUENCE{OID…} BIT STRING}, PKCS#8 an INTEGER."""
-    public = base64.b64encode(bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200")
-                              + _rng.randbytes(65)).decode()
-    private = base64.b64encode(bytes.fromhex("308187020100301306072a8648ce3d020106082a8648ce3d030107046d306b0201010420")
-                               + _rng.randbytes(32)).decode()
-    text = f'keys: [\n  {{ keyid: "npm-2023", key: "{public}" }}\n]'
-    assert scrub(text) == text
-    assert private not in scrub(f'signing key: "{private}"')
-
-
-
-
-# ------------------------------------------------------------------------------------------------
-# issue 15, continued: shapes from Nosey Parker's rule examples (values generated here)
-# ------------------------------------------------------------------------------------------------
-def _nosey_cases():
-    unseal, pw = r(B64, 44), r(ALNUM, 12)
-    pem_b64 = base64.b64encode(("-----BEGIN RSA PRIVATE KEY-----\n" + r(B64, 64) + "\n").encode()).decode()
-    ghs, tk = "ghs_" + r(ALNUM, 36), "tk.eyJ" + r(URLSAFE, 40) + "." + r(URLSAFE, 22)
-    nraa, doppler = "NRAA-" + r(HEX, 27), "dp.audit." + r(ALNUM, 43)
-    return {
-        "vault-unseal-key": (f"Unseal Key 2: {unseal}", [unseal]),
-        "vault-operator-unseal": (f"kubectl exec -ti vault-0 -- vault operator unseal {unseal}", [unseal]),
-        "pem-in-base64": (f"PRIVATE_KEY_B64={pem_b64}", [pem_b64]),
-        "dotnet-network-credential": (f'c.Credentials = new NetworkCredential("ops@corp.example", "{pw}");', [pw]),
-        "dotnet-directory-entry": (f'new DirectoryEntry("LDAP://corp.example",\n  "svc@corp.example",\n  "{pw}");', [pw]),
-        "token-as-url-user": (f"git clone https://{ghs}@github.com/acme/repo.git", [ghs]),
-        "mapbox-temporary-token": (f"mapboxgl.accessToken = '{tk}';", [tk]),
-        "new-relic-admin-key": (f"admin_access:{nraa}", [nraa]),
-        "doppler-audit-token": (f"DOPPLER_AUDIT={doppler}", [doppler]),
-        "quoted-default-password": ("The default password is 'blooberry'.", ["blooberry"]),
-    }
-
-
-def _config_cases():
-    pw, tok, pat = "Hx7!" + r(ALNUM, 10), r(ALNUM, 32), r(LOWER_ALNUM, 52)
-    conn = "Server=db;Pwd=" + r(ALNUM, 14)
-    ovpn = [r(HEX, 32) for _ in range(16)]
-    return {
-        "openvpn-static-key": ("<tls-auth>\n-----BEGIN OpenVPN Static key V1-----\n" + "\n".join(ovpn)
-                               + "\n-----END OpenVPN Static key V1-----\n</tls-auth>\n", ovpn),
-        "terraform-variable-default": (f'variable "db_password" {{\n  type    = string\n  default = "{pw}"\n}}\n', [pw]),
-        "terraform-one-line-default": (f'variable "api_token" {{ default = "{tok}" }}', [tok]),
-        "terraform-sensitive-default": (f'variable "conn" {{\n  sensitive = true\n  default   = "{conn}"\n}}', [conn]),
-        "personal-access-token-label": (f"AZURE_DEVOPS_EXT_PAT={pat}", [pat]),
-        "token-as-url-user-unknown-vendor": (f"git clone https://{pat}@dev.azure.com/acme/app/_git/app", [pat]),
-        "login-pair-letters-and-digits": (f"Login for the router: admin / Hytta{r(string.digits, 4)}", ["Hytta"]),
-        "password-typed-twice": (f'{{"password": "{pw}", "confirm": "{pw}"}}', [pw]),
-        "password-repeated-under-a-plain-label": (f"new_pass: {tok}\nrepeat: {tok}", [tok]),
-    }
-
-
-def _vendor_cases():
-    upper = string.ascii_uppercase + string.digits
-    tokens = {
-        "tailscale-auth-key": f"tskey-auth-{r(ALNUM, 12)}CNTRL-{r(ALNUM, 33)}",
-        "adyen-api-key": f"AQEyhmfx.{r(ALNUM, 60)}",
-        "octopus-deploy-api-key": f"API-{r(upper, 26)}",
-        "scalingo-token": f"tk-us-{r(ALNUM, 48)}",
-        "airtable-personal-access-token": f"pat{r(ALNUM, 14)}.{r(HEX, 64)}",
-        "clickhouse-cloud-secret": f"4b1d{r(ALNUM, 38)}",
-        "datafactory-integration-runtime-key": f"IR@{r(HEX, 8)}-{r(HEX, 4)}-{r(HEX, 4)}-{r(HEX, 4)}-{r(HEX, 12)}"
-                                                f"@adf-app-001@we@{r(B64, 43)}=",
-    }
-    return {name: (f"pasted from the console:\n{tok}\n", [tok]) for name, tok in tokens.items()}
-
-
-
-
-
-
-
-
-# ------------------------------------------------------------------------------------------------
-# every recall class above (scanner fixtures, service labels, other languages and shells, Nosey
-# Parker's shapes) through one test
-# ------------------------------------------------------------------------------------------------
-
-
-
-
-# ------------------------------------------------------------------------------------------------
-# real text nobody here wrote (installed packages' sources and docs): classes of wrong redactions
-# ------------------------------------------------------------------------------------------------
-_TOKEN = r(ALNUM, 32)
-_HEX64 = r(HEX, 64)
-_UUIDS = [_uuid(), _uuid()]
-_LOWER_TOKEN = r(LOWER_ALNUM, 60)
-
-
-
-
-
-
-# ------------------------------------------------------------------------------------------------
-# personal notes: passwords of small letters alone, one opening with a brace, logins written as
-# user / password, labels in Markdown emphasis, and password columns of tables and CSV exports
-# ------------------------------------------------------------------------------------------------
-
-
-def test_a_bare_value_stops_before_a_next_key_with_spaces():
-    out = scrub("Server=db;User ID=sa;Password=Xk9mQ2vLp8r!;Persist Security Info=true")
-    assert out.endswith("Password=[REDACTED:password];Persist Security Info=true")
-
-
-
-def test_copies_of_a_secret_are_redacted_too():
-    """Secrets no one rule owns: a copy of a value found elsewhere (typed twice, repeated under a
-    plain label), and a token cut from its sentence's punctuation."""
-    pw, tok = "Hx7!" + r(ALNUM, 10), r(ALNUM, 32)
-    for text, secret in ((f'{{"password": "{pw}", "confirm": "{pw}"}}', pw),
-                         (f"new_pass: {tok}\nrepeat: {tok}", tok),
-                         (f"auth token: {tok}., next", tok),
-                         (f"the token ({tok}_)", tok),
-                         ("define('DB_PASSWORD', 'Vinter2026!x');", "Vinter2026!x")):
-        out = scrub(text)
-        assert not leaked(secret, out, text), out

@@ -60,7 +60,7 @@ def test_a_missing_allow_file_is_one_line(tmp_path, monkeypatch, run):
 
 
 def test_explain_names_the_rule_and_the_filter_never_the_value(tmp_path, monkeypatch, run):
-    token = "ghp_" + "a1B2c3D4e5F6g7H8" + "i9J0k1L2m3N4o5P6q7R8"
+    token = "ghp_" + "Zq8xLm2pWvR4tY7u" + "K1oN3bH6jD9fS0gA5cE2"
     note = tmp_path / "servers.md"
     note.write_text(f'db:\n  password: "{{{{ db_password }}}}"\n  token: {REAL}\nci: {token}\n'
                     f"demo password: {DEMO}\n")

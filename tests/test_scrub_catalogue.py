@@ -9,7 +9,8 @@ seeded generator, so the repository holds no secret-shaped string: ``{alnum:36}`
 ``{upper:16}`` (capitals and digits), ``{lower:26}`` (small letters and digits), ``{b64:27}``,
 ``{b64x:22}`` (crypt's ./0-9A-Za-z), ``{url:35}`` (base64url), ``{digits:4}``, ``{letters:8}``,
 ``{small:6}`` (small letters), ``{HEX:32}``, ``{azure:34}`` (letters, digits and _~.-), ``{pwsym:14}``
-(letters, digits, ! and %), ``{b32:52}`` (base32, small letters).
+(letters, digits, ! and %), ``{b32:52}`` (base32, small letters). A field may be named to be used
+again: ``{alnum:12=pw}`` draws a value, ``{=pw}`` repeats it (a secret typed twice in one text).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ _ALPHABETS = {
     "small": string.ascii_lowercase, "HEX": "0123456789ABCDEF", "azure": string.ascii_letters + string.digits + "_~.-",
     "pwsym": string.ascii_letters + string.digits + "!%", "b32": string.ascii_lowercase + "234567",
 }
-_FIELD = re.compile(r"\{(" + "|".join(_ALPHABETS) + r"):(\d+)\}")
+_FIELD = re.compile(r"\{(?:(" + "|".join(_ALPHABETS) + r"):(\d+))?(?:=(\w+))?\}")
 _MARKED = re.compile(r"⟦(.*?)⟧", re.S)
 
 
@@ -37,13 +38,18 @@ def fill(template: str, seed: str) -> tuple[str, list[str]]:
     """The template with its fields filled (every class of a field's alphabet present where the
     length allows, as in a real key) and the ⟦marks⟧ taken out; and the marked parts."""
     rng = random.Random(seed)
+    named: dict[str, str] = {}
 
     def field(m: re.Match) -> str:
+        if m.group(1) is None:
+            return named[m.group(3)] if m.group(3) else m.group()  # ({=name}; "{}" stays as written)
         alphabet, n = _ALPHABETS[m.group(1)], int(m.group(2))
         classes = [c for c in (string.ascii_lowercase, string.ascii_uppercase, string.digits) if set(c) & set(alphabet)]
         while True:
             s = "".join(rng.choice(alphabet) for _ in range(n))
             if n < 8 or all(set(s) & set(c) for c in classes):
+                if m.group(3):
+                    named[m.group(3)] = s
                 return s
 
     text = _FIELD.sub(field, template)

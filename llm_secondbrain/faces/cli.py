@@ -407,10 +407,16 @@ def _embed_options(fn):
 
 
 def _run_embed(db_path, *, reembed: bool, as_json: bool, no_progress: bool, **kwargs) -> None:
-    with _open(db_path) as sb:
-        # EmbedError is a click.ClickException: one line on stderr, exit code 1.
-        run = sb.reembed if reembed else sb.embed
-        report = run(progress=not no_progress, **kwargs)
+    from ..embed import EmbedInterrupted
+
+    try:
+        with _open(db_path) as sb:
+            # EmbedError is a click.ClickException: one line on stderr, exit code 1.
+            run = sb.reembed if reembed else sb.embed
+            report = run(progress=not no_progress, **kwargs)
+    except EmbedInterrupted as stop:  # as ingest does: what was done, and exit 130
+        click.echo(f"interrupted; {stop.report.summary()}", err=True)
+        sys.exit(130)
     click.echo(json.dumps(report.as_dict()) if as_json else report.summary())
 
 
@@ -624,12 +630,15 @@ def watch_cmd(paths, no_embed, debounce, db_path):
             raise _fail("no roots to watch yet: ingest a folder first (llm brain ingest PATH)")
         try:
             with Watch(sb, chosen, embed=not no_embed, debounce_ms=debounce) as watch:
-                report = sb.update([r.path for r in chosen], embed=not no_embed, progress=False)
+                report = sb.update([r.path for r in chosen], embed=not no_embed, progress=False,
+                                   on_skip=_say_skip)
                 for line in report.lines():
                     click.echo(line)
                 click.echo(f"watching {len(watch.watched)} roots (Ctrl-C to stop)")
                 for batch in watch.batches():
                     batches += 1
+                    for skipped in batch.report.skipped_files:  # a bad file is named, then watched on
+                        _say_skip(skipped["path"], skipped["reason"])
                     click.echo(batch.line())
         except KeyboardInterrupt:
             pass

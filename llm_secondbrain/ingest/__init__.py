@@ -4,7 +4,9 @@ sections -> the gate scrubs everything a document brings in one scope -> segment
 Each file is staged in one transaction together with its ledger entry, so an interrupted
 ingest leaves whole files or nothing, and the next run resumes by skipping what is done. A file
 that cannot be read, or that the scrubber cannot finish, is skipped with a reason, and the
-rest of the run goes on.
+rest of the run goes on. Documents are read within the limits of `readers.Limits` (text,
+inflated bytes, depth), the container formats in a worker process that also bounds their time
+and memory (`worker.py`); a document cut at its text limit is named in the report.
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ from ..wording import plural
 from . import roots as roots_mod
 from . import sources
 from .gate import Gate, allow_patterns
+from .readers import CUT
+from .worker import ReadCost, ReadWorker
 
 __all__ = ["Gate", "IngestInterrupted", "IngestReport", "allow_patterns", "ingest", "ingest_document"]
 
@@ -34,6 +38,7 @@ class IngestReport:
     unchanged: int = 0
     skipped: Counter = field(default_factory=Counter)
     skipped_files: list = field(default_factory=list)  # [{"path": stored or scrubbed name, "reason"}]
+    cut_files: list = field(default_factory=list)  # stored names of documents cut at their text limit
     chunks_added: int = 0
     chunks_kept: int = 0
     chunks_removed: int = 0
@@ -43,6 +48,7 @@ class IngestReport:
     reread: int = 0  # files read again because the scrub rules changed
     rescrubbed_in_place: int = 0  # chunks under older rules whose source cannot be re-read
     embedding: dict | None = None  # what embedding did afterwards, or why it is pending
+    reading: dict | None = None  # what the worker process that read documents cost (worker.ReadCost)
     on_skip: Callable[[str, str], None] | None = field(default=None, repr=False, compare=False)
 
     def skip(self, name: str, reason: str) -> None:
@@ -60,6 +66,9 @@ class IngestReport:
         for name in ("skipped", "redacted", "notes"):
             getattr(self, name).update(getattr(other, name))
         self.skipped_files.extend(other.skipped_files)
+        self.cut_files.extend(other.cut_files)
+        if other.reading:
+            self.reading = ReadCost.merged(self.reading, other.reading)
 
     def as_dict(self) -> dict:
         out = {
@@ -69,6 +78,7 @@ class IngestReport:
             "skipped": sum(self.skipped.values()),
             "skipped_by_reason": dict(self.skipped),
             "skipped_files": list(self.skipped_files),
+            "cut_files": list(self.cut_files),
             "chunks_added": self.chunks_added,
             "chunks_kept": self.chunks_kept,
             "chunks_removed": self.chunks_removed,
@@ -81,6 +91,8 @@ class IngestReport:
         }
         if self.embedding is not None:
             out["embedding"] = self.embedding
+        if self.reading is not None:
+            out["reading"] = self.reading
         return out
 
     def summary(self) -> str:
@@ -176,27 +188,31 @@ def ingest(
         logs = LogSource(logs_db=logs_db, include_brain_turns=include_brain_turns, since=since,
                          project=gate.label(project))
     report = IngestReport(on_skip=on_skip)
+    worker = ReadWorker(settings.read_seconds)
     try:
-        upgrade(brain, gate, report, max_bytes)
+        upgrade(brain, gate, report, max_bytes, worker)
         known = roots_mod.all_roots(brain)
         if lift_exclusions:
             roots_mod.lift(brain, known, {brain.name_key(sources.resolve(t)) for t in targets if t != "-"})
         _ingest_targets(brain, gate, report, targets, project=gate.label(project), source=gate.label(source),
                         include=include, exclude=exclude, max_bytes=max_bytes, on_file=on_file,
-                        excluded=roots_mod.excluded_by(brain, known))
+                        excluded=roots_mod.excluded_by(brain, known), worker=worker)
         if "-" in targets:
             report.files_seen += 1
             ingest_document(brain, gate, report, sources.stdin_document(
-                stdin, name=name, project=gate.label(project), source=gate.label(source)))
+                stdin, name=name, project=gate.label(project), source=gate.label(source), max_bytes=max_bytes))
         if logs is not None:
             _ingest_logs(brain, gate, report, logs)
     except KeyboardInterrupt:
         raise IngestInterrupted(report) from None
+    finally:
+        worker.close()
+        report.reading = worker.cost.as_dict() if worker.cost.files or worker.cost.in_process else None
     return report
 
 
 def _ingest_targets(brain: Brain, gate: Gate, report: IngestReport, targets: list[str], *,
-                    project, source, include, exclude, max_bytes, on_file, excluded) -> None:
+                    project, source, include, exclude, max_bytes, on_file, excluded, worker) -> None:
     brain_files = {str(brain.path), f"{brain.path}-wal", f"{brain.path}-shm", f"{brain.path}-journal"}
     walk_info = sources.Walk()
     seen: set[str] = set()
@@ -212,7 +228,7 @@ def _ingest_targets(brain: Brain, gate: Gate, report: IngestReport, targets: lis
         if on_file:
             on_file(item.path)
         ingest_document(brain, gate, report, sources.file_document(item, source or "files", max_bytes,
-                                                                   project is not None))
+                                                                   project is not None, worker))
     for root in walk_info.roots:
         vanished = [key for key, name in brain.files_under(gate.shown(root))
                     if key not in seen and not os.path.lexists(name)]
@@ -236,7 +252,7 @@ def _ingest_logs(brain: Brain, gate: Gate, report: IngestReport, logs) -> None:
 
 
 def upgrade(brain: Brain, gate: Gate, report: IngestReport,
-            max_bytes: int = sources.DEFAULT_MAX_BYTES) -> None:
+            max_bytes: int = sources.DEFAULT_MAX_BYTES, worker: ReadWorker | None = None) -> None:
     """After the scrub rules changed (their identity differs from the one a file was stored
     under), read every stored file that still exists again and ingest it under the new rules,
     with the project and source it was stored under. Re-scrubbing the stored text is not
@@ -254,7 +270,7 @@ def upgrade(brain: Brain, gate: Gate, report: IngestReport,
         if stat.S_ISREG(st.st_mode) and brain.name_key(path) == key:
             entry = sources.FileEntry(path, None, st.st_size, st.st_mtime_ns, project)
             again = IngestReport()  # a file the user did not name this time: not "seen" or "skipped"
-            ingest_document(brain, gate, again, sources.file_document(entry, source, max_bytes, True))
+            ingest_document(brain, gate, again, sources.file_document(entry, source, max_bytes, True, worker))
             again.reread, again.ingested, again.unchanged = again.ingested, 0, 0
             report.add(again)
     from .. import facts
@@ -389,6 +405,8 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
         report.skip(shown or gate.shown(doc.path), skip.reason)
         return
     report.redacted.update(admitted.redacted)
+    if CUT in getattr(sections, "notes", {}):
+        report.cut_files.append(admitted.name)
     result = brain.stage(
         path=admitted.name, key=key, chunks=admitted.rows, project=project, source=doc.source,
         ts=doc.ts, replace=doc.replace, title=admitted.title, rules=gate.rules,

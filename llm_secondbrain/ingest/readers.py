@@ -6,17 +6,52 @@ segments each section on its own, so a chunk never straddles two pages and every
 its section's `meta` (page, chapter, From, ...) for citations and filters. A new format is one
 function registered here; a reader whose library is an optional extra raises `MissingExtra`,
 which ingest counts and reports with the install command.
+
+Every reader is bounded by `Limits`: the text a document yields (`--max-size`, the same number
+that bounds its bytes on disk: a 1 MB EPUB must not become 250 MB of text), the bytes a
+container may inflate, and how deep its structure may nest. A reader stops adding sections
+when the text is spent (`Sections.add`), cut at a section or paragraph boundary, never inside
+a paragraph; the cut is counted. Time and memory are bounded by reading the container formats
+in a worker process (`worker.py`).
 """
 from __future__ import annotations
 
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, replace
 
 from .. import dates
-from .sources import Skip, decode
+from .sources import DEFAULT_MAX_BYTES, Skip, decode
+
+# What a container may inflate, per byte of text it may yield: markup is several times its
+# text, and images ride along uncompressed.
+INFLATE_PER_TEXT = 8
+# The deepest nesting a reader builds a tree for: what browsers build (Blink stops at 512).
+MAX_DEPTH = 512
+# The address space a reader may use for one document (in the worker process): Python and the
+# libraries, plus room for a parse tree many times the size of the text.
+MEMORY_BASE = 1024 * 1024 * 1024
+MEMORY_PER_TEXT = 48
+CUT = "documents cut at --max-size of text (the rest left out)"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one document may cost a reader: `text` characters yielded (--max-size), `inflated`
+    bytes decompressed out of a container, structure nested `depth` deep, and (where it is
+    read in the worker process) `memory` bytes of address space."""
+
+    text: int = DEFAULT_MAX_BYTES
+    inflated: int = INFLATE_PER_TEXT * DEFAULT_MAX_BYTES
+    depth: int = MAX_DEPTH
+    memory: int = MEMORY_BASE + MEMORY_PER_TEXT * DEFAULT_MAX_BYTES
+
+    @classmethod
+    def for_size(cls, max_bytes: int) -> "Limits":
+        """The limits that go with --max-size: as much text as bytes on disk."""
+        return cls(text=max_bytes, inflated=INFLATE_PER_TEXT * max_bytes,
+                   memory=MEMORY_BASE + MEMORY_PER_TEXT * max_bytes)
 
 
 @dataclass
@@ -40,33 +75,98 @@ class MissingExtra(Skip):
 
 class Sections(list):
     """A reader's sections plus what it left out inside the file (pages without text, broken
-    messages), counted in the ingest summary: a partial read is said, never silent."""
+    messages, text past the limit), counted in the ingest summary: a partial read is said,
+    never silent. With a `limit` (characters), `add` keeps the text within it."""
 
-    def __init__(self, items=(), notes: Counter | None = None):
+    def __init__(self, items=(), notes: Counter | None = None, limit: int | None = None):
         super().__init__(items)
         self.notes: Counter = notes if notes is not None else Counter()
+        self.limit = limit
+        self.used = sum(len(s.text) for s in self)
+
+    @property
+    def full(self) -> bool:
+        return self.limit is not None and self.used >= self.limit
+
+    def add(self, section: Section) -> bool:
+        """Append `section` within the limit; False once the text is spent (the reader stops
+        reading). A section that does not fit is cut after its last whole paragraph that
+        does; the paragraph it ends in is dropped, never cut through."""
+        if self.full:
+            self.notes[CUT] = 1
+            return False
+        room = None if self.limit is None else self.limit - self.used
+        if room is None or len(section.text) <= room:
+            self.append(section)
+            self.used += len(section.text)
+            return True
+        head = _whole_paragraphs(section.text, room)
+        if head.strip():
+            self.append(replace(section, text=head))
+        self.used = self.limit
+        self.notes[CUT] = 1
+        return False
 
 
-Reader = Callable[[bytes, str], list[Section]]
+def _whole_paragraphs(text: str, room: int) -> str:
+    """The longest run of whole paragraphs (ending before a blank line) within `room`
+    characters, or nothing."""
+    end = text.rfind("\n\n", 0, room + 1)
+    return text[:end] if end > 0 else ""
+
+
+def bounded(sections: list[Section], limits: Limits) -> Sections:
+    """`sections` within the text limit: what every reader's output passes through, so no
+    reader can yield more than --max-size of text, whatever it does itself."""
+    out = Sections(notes=Counter(getattr(sections, "notes", ())), limit=limits.text)
+    for section in sections:
+        if not out.add(section):
+            break
+    return out
 
 
 @dataclass(frozen=True)
 class Format:
-    name: str  # what `sources` and `stats` show
-    read: Reader
+    """A format's name (what `sources` and `stats` show) and its reader: `read_text` for text,
+    else the function `function` of `formats.<module>`, imported when a file of the format is
+    first read (start-up never pays for a document library). The formats with a module are the
+    ones read in the worker process: their libraries parse what a stranger wrote."""
+
+    name: str
+    module: str | None = None
+    function: str = "read"
+
+    def read(self, raw: bytes, path: str, limits: Limits = Limits()) -> list[Section]:
+        if self.module is None:
+            return read_text(raw, path)
+        from importlib import import_module
+
+        return getattr(import_module(f".formats.{self.module}", __package__), self.function)(raw, path, limits)
+
+
+def read_bounded(fmt: Format, raw: bytes, path: str, limits: Limits) -> Sections:
+    """A file's sections within `limits`: a structure nested past what the interpreter's
+    stack holds is skipped as "nested too deep", one needing more memory than there is as
+    "too large to read"; anything else a reader raises is the caller's to name."""
+    try:
+        return bounded(fmt.read(raw, path, limits), limits)
+    except RecursionError:
+        raise Skip("nested too deep") from None
+    except MemoryError:
+        raise Skip("too large to read") from None
 
 
 _FORMATS: dict[str, Format] = {}
 _NAMES: dict[str, Format] = {}
 
 
-def register(suffixes: tuple[str, ...], name: str, read: Reader, *, names: tuple[str, ...] = ()) -> None:
+def register(suffixes: tuple[str, ...], fmt: Format, *, names: tuple[str, ...] = ()) -> None:
     """Read files ending in `suffixes` (or named exactly one of `names`: a mailbox is often
-    just `mbox`) with `read`."""
+    just `mbox`) as `fmt`."""
     for suffix in suffixes:
-        _FORMATS[suffix.lower()] = Format(name, read)
+        _FORMATS[suffix.lower()] = fmt
     for file_name in names:
-        _NAMES[file_name.lower()] = Format(name, read)
+        _NAMES[file_name.lower()] = fmt
 
 
 def format_for(path: str) -> Format:
@@ -96,25 +196,12 @@ def read_text(raw: bytes, path: str) -> list[Section]:
     return [Section(text, ts=front_matter_date(text) if path.lower().endswith((".md", ".markdown")) else None)]
 
 
-TEXT = Format("text", read_text)
+TEXT = Format("text")
 
-
-
-def _lazy(module: str, function: str = "read") -> Reader:
-    """The reader `function` of `formats.<module>`, imported when a file of the format is
-    first read: start-up never pays for a document library."""
-    def read(raw: bytes, path: str) -> list[Section]:
-        from importlib import import_module
-
-        return getattr(import_module(f".formats.{module}", __package__), function)(raw, path)
-
-    return read
-
-
-register((".pdf",), "pdf", _lazy("pdf"))
-register((".docx",), "docx", _lazy("docx"))
-register((".html", ".htm", ".xhtml"), "html", _lazy("html"))
-register((".epub",), "epub", _lazy("epub"))
-register((".eml",), "mail", _lazy("mail", "read_eml"))
-register((".mbox",), "mail", _lazy("mail", "read_mbox"), names=("mbox",))
-register((".ipynb",), "notebook", _lazy("notebook"))
+register((".pdf",), Format("pdf", "pdf"))
+register((".docx",), Format("docx", "docx"))
+register((".html", ".htm", ".xhtml"), Format("html", "html"))
+register((".epub",), Format("epub", "epub"))
+register((".eml",), Format("mail", "mail", "read_eml"))
+register((".mbox",), Format("mail", "mail", "read_mbox"), names=("mbox",))
+register((".ipynb",), Format("notebook", "notebook"))

@@ -238,28 +238,35 @@ class Document:
     format: str = "text"  # the reader's name (pdf, docx, mail, ...), kept in the files ledger
 
 
-def file_document(entry: FileEntry, source: str, max_bytes: int, explicit_project: bool) -> Document:
-    from .readers import format_for
+def file_document(entry: FileEntry, source: str, max_bytes: int, explicit_project: bool,
+                  worker=None) -> Document:
+    """A file to ingest, read within the limits --max-size sets (`readers.Limits`): the formats
+    whose libraries parse what a stranger wrote are read in `worker` (a `worker.ReadWorker`)
+    when there is one, so that their time and memory are bounded too."""
+    from .readers import Limits, format_for, read_bounded
 
     fmt = format_for(entry.path)
 
     def read() -> tuple[list, bytes]:
         raw = read_bytes(entry, max_bytes)
-        return fmt.read(raw, entry.path), raw
+        limits = Limits.for_size(max_bytes)
+        if worker is not None and fmt.module is not None:
+            return worker.read(fmt, raw, entry.path, limits), raw
+        return read_bounded(fmt, raw, entry.path, limits), raw
 
     return Document(entry.path, entry.project, source, read, explicit_project=explicit_project,
                     ts=entry.ts, size=entry.size, mtime_ns=entry.mtime_ns, format=fmt.name)
 
 
 def stdin_document(stream: TextIO | None, *, name: str | None, project: str | None,
-                   source: str | None) -> Document:
+                   source: str | None, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
     """Standard input: stored under its --name (which a later ingest of the name replaces),
-    or added to the document `-`."""
-    from .readers import Section
+    or added to the document `-`. Read up to --max-size characters, cut at a paragraph."""
+    from .readers import Limits, Section, bounded
 
     def read() -> tuple[list, bytes]:
-        text = (stream.read() if stream is not None else "").replace("\r\n", "\n")
-        return [Section(text)], text.encode("utf-8", "surrogatepass")
+        text = (stream.read(max_bytes + 1) if stream is not None else "").replace("\r\n", "\n")
+        return bounded([Section(text)], Limits.for_size(max_bytes)), text.encode("utf-8", "surrogatepass")
 
     return Document(name or "-", project or "default", source or "stdin", read,
                     explicit_project=project is not None, replace=name is not None)

@@ -19,6 +19,7 @@ from . import IngestReport, ingest, ingest_document, sources
 from . import roots as roots_mod
 from .gate import Gate
 from .roots import LLM_LOGS, Root
+from .worker import ReadWorker
 
 
 @dataclass
@@ -101,6 +102,15 @@ def reconcile(brain: Brain, settings: config.Settings, paths: Iterable[str],
     report = IngestReport()
     touched: set[str] = set()
     brain_files = {sources.resolve(f"{brain.path}{s}") for s in ("", "-wal", "-shm", "-journal")}
+    with ReadWorker(settings.read_seconds) as worker:
+        _reconcile(brain, gate, report, touched, paths, roots, excluded, brain_files, worker)
+    if worker.cost.files or worker.cost.in_process:
+        report.reading = worker.cost.as_dict()
+    return report, touched
+
+
+def _reconcile(brain: Brain, gate: Gate, report: IngestReport, touched: set[str], paths: Iterable[str],
+               roots: list[Root], excluded, brain_files: set[str], worker: ReadWorker) -> None:
     for path in sorted(set(paths)):
         root = roots_mod.root_for(roots, path)
         if root is not None and not root.exists:
@@ -114,20 +124,20 @@ def reconcile(brain: Brain, settings: config.Settings, paths: Iterable[str],
                 dirnames[:] = sorted(d for d in dirnames if root is None or
                                      roots_mod.wanted(root, os.path.join(dirpath, d), excluded, folder=True))
                 for name in sorted(filenames):
-                    _one_file(brain, gate, report, os.path.join(dirpath, name), root, brain_files, excluded)
+                    _one_file(brain, gate, report, os.path.join(dirpath, name), root, brain_files, excluded,
+                              worker)
         elif os.path.lexists(path):
-            _one_file(brain, gate, report, path, root, brain_files, excluded)
+            _one_file(brain, gate, report, path, root, brain_files, excluded, worker)
         else:
             key = brain.name_key(path)
             gone = ([key] if brain.file_record(key) else []) + [k for k, _ in brain.files_under(gate.shown(path))]
             if gone:
                 report.chunks_removed += brain.remove_keys(gone)
                 report.files_removed += len(gone)
-    return report, touched
 
 
 def _one_file(brain: Brain, gate: Gate, report: IngestReport, path: str, root: Root | None,
-              brain_files: set[str], excluded) -> None:
+              brain_files: set[str], excluded, worker: ReadWorker) -> None:
     if path in brain_files or (root is not None and not roots_mod.wanted(root, path, excluded)):
         return
     real = sources.resolve(path)
@@ -148,7 +158,7 @@ def _one_file(brain: Brain, gate: Gate, report: IngestReport, path: str, root: R
     if options.get("strip_emails") and not gate.settings.strip_emails:
         gate = Gate(config.replace(gate.settings, strip_emails=True))
     doc = sources.file_document(entry, source, options.get("max_bytes", sources.DEFAULT_MAX_BYTES),
-                                options.get("project") is not None)
+                                options.get("project") is not None, worker)
     ingest_document(brain, gate, report, doc)
 
 

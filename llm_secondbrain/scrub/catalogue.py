@@ -186,7 +186,10 @@ SHAPES: tuple[Shape, ...] = (
     examples=(
         'CCDB1_{alnum:22}_{alnum:40} and napi_{alnum:64} and PMAT-{alnum:26} and RGAPI-{lower:8}-{lower:27} and zpka_{alnum:32}_{hex:8} and wandb_v1_{alnum:77} and cog_{b32:52} and tskey-secret-{alnum:30} and ⟦xoxc-123456789012-123456789012-123456789012-{hex:64}⟧',
     )),
-    Shape("slack-workspace-token", "slack_token", ("xoxa-", "xoxr-"), r"(?:\d-)?[0-9A-Za-z]{4,}-[0-9A-Za-z-]{14,}"),
+    Shape("slack-workspace-token", "slack_token", ("xoxa-", "xoxr-"), r"(?:\d-)?[0-9A-Za-z]{4,}-[0-9A-Za-z-]{14,}", examples=(
+            'refresh: ⟦xoxr-{digits:6}-{digits:6}-{digits:6}-{hex:18}⟧ ok',
+            '⟦xoxa-2-{digits:9}-{digits:9}-{digits:9}-{hex:18}⟧',
+        )),
     Shape("slack-legacy-workspace-token", "slack_token", ("xoxa-", "xoxr-"), r"(?:\d-)?[0-9A-Za-z]{8,48}"),
     Shape("slack-webhook", "slack_webhook", ("hooks.slack.com/",),
           r"(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
@@ -415,17 +418,27 @@ SHAPES: tuple[Shape, ...] = (
             "export SOME_VAR='⟦AGE-SECRET-KEY-1{upper:58}⟧'\nPORT=8080",
         )),
     # Aiven service passwords and tokens: 'AVNS_' and about 19 random characters
-    Shape("aiven-password", "aiven_password", ("AVNS_",), r"[A-Za-z0-9_-]{15,}"),
+    Shape("aiven-password", "aiven_password", ("AVNS_",), r"[A-Za-z0-9_-]{15,}", examples=(
+            'avnadmin:⟦AVNS_{alnum:19}⟧@pg-1.aivencloud.com',
+            'it printed ⟦AVNS_{alnum:19}⟧',
+        )),
     # Grafana's older API keys are base64 of '{"k":"…","n":"…","id":…}', so they open 'eyJrIjoi'
-    Shape("grafana-api-key", "grafana_api_key", ("eyJrIjoi",), r"[A-Za-z0-9+/]{50,}={0,2}"),
+    Shape("grafana-api-key", "grafana_api_key", ("eyJrIjoi",), r"[A-Za-z0-9+/]{50,}={0,2}", examples=(
+            "curl -H 'Authorization: Bearer' ⟦eyJrIjoi{alnum:60}⟧",
+        )),
     # JSON Web Tokens (header.payload.signature; JWE has five parts). An unsigned token (alg "none", or a
     # signature cut off) is header.payload: both halves are base64 JSON ('eyJ')
     Shape("jwt", "jwt", ("eyJ",),
           r"[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?"
           r"|eyJ[A-Za-z0-9_-]{14,}(?![A-Za-z0-9_.-]))",
         examples=(
+            'token ⟦eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJ{alnum:30}⟧',
             'token for staging: ⟦eyJ{url:33}.eyJ{url:60}.{url:43}⟧',
             'Cookie: theme=dark; access_token=⟦eyJ{url:33}.eyJ{url:60}.{url:43}⟧; lang=nb',
+        ), counter=(
+            'header eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9 only',
+            'eyJAAAA.eyJBBB',
+            'eyJBB.eyJCC.eyJDDDD',
         )),
 )
 
@@ -435,6 +448,7 @@ SHAPES: tuple[Shape, ...] = (
 TOKEN_RULES: tuple[Rule, ...] = (
     Reader("private-key", "private_key", keywords=("-----", "putty", "---- begin"),
         examples=(
+            'tls:\n  key: |\n    -----BEGIN RSA PRIVATE KEY-----\n    ⟦{b64:64}\n    {b64:64}\n    {b64:64}\n    {b64:20}==⟧\n    -----END RSA PRIVATE KEY-----\n',
             '<tls-auth>\n-----BEGIN OpenVPN Static key V1-----\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n⟦{hex:32}⟧\n-----END OpenVPN Static key V1-----\n</tls-auth>\n',
             'here is the key:\n-----BEGIN RSA PRIVATE KEY-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:20}==⟧\n-----END RSA PRIVATE KEY-----\nthanks',
             'here is the key:\n-----BEGIN PRIVATE KEY-----\n⟦{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:64}\n{b64:20}==⟧\n-----END PRIVATE KEY-----\nthanks',
@@ -471,7 +485,11 @@ TOKEN_RULES: tuple[Rule, ...] = (
         )),
     Reader("terraform-cloud-token", "terraform_cloud_token"),
     Reader("facebook-app-token", "facebook_app_token"),
-    Reader("salesforce-token", "salesforce_token"),
+    Reader("salesforce-token", "salesforce_token", examples=(
+            'sf org display says\nAccess Token      ⟦00D{alnum:12}!{alnum:95}Q⟧.\nInstance Url      https://x.my.salesforce.com',
+        ), counter=(
+            'Hello!{small:90}',
+        )),
     Reader("telegram-bot-token", "telegram_bot_token",
         examples=(
             "[10:02] Ola: ⟦{digits:10}:AA{url:33}⟧ (don't paste it in #general pls)",
@@ -505,6 +523,12 @@ TOKEN_RULES: tuple[Rule, ...] = (
     examples=('git clone https://⟦{lower:52}⟧@dev.azure.com/acme/app/_git/app',)),
     Reader("secret-word-context", "secret",
         examples=(
+            'the freshworks api key is ⟦aB{alnum:9}-{alnum:9}-{alnum:9}⟧ for the sandbox',
+            'IBMCLOUDIAMAPIKEY=⟦{alnum:18}-{alnum:12}_{alnum:12}⟧',
+            'ibm_cloud_iamapikey= ⟦{alnum:18}-{alnum:12}_{alnum:12}⟧',
+            "API_KEY = '⟦{alnum:40}⟧'",
+            'newRelicToken = "⟦NRAK-{lower:27}⟧"',
+            'the token (⟦{alnum:32}⟧_)',
             'apiVersion: v1\nkind: secret\ndata:\n\textra: ⟦YWRtaW46AWFsbnVtOjEyAg==⟧\n',
             'HEROKU_TOKEN ?= "⟦{lower:40}⟧"\nOTHER_TOKEN ::= "\x0204:rewol\x01"',
             'System.setProperty("TRAVIS_TOKEN", "⟦{lower:40}⟧")',
@@ -537,6 +561,8 @@ TOKEN_RULES: tuple[Rule, ...] = (
             '2026-01-01T00:00:00Z DEBUG auth configured refresh_token=⟦{alnum:40}⟧',
             '//registry.npmjs.org/:_authToken=⟦{alnum:40}⟧',
             '- Acme token: `⟦{alnum:40}⟧`',
+        ), counter=(
+            'monkey = banana_split_recipe_v2',
         )),
     Reader("service-name-context", "secret",
     examples=('cloudflare: "⟦{alnum:40}⟧"', 'mixpanel ⟦{alnum:40}⟧', 'webexbot = "⟦{alnum:40}⟧"')),
@@ -550,6 +576,15 @@ TOKEN_RULES: tuple[Rule, ...] = (
 # --------------------------------------------------------------------------------------------
 LABEL_RULES: tuple[Rule, ...] = (
     Reader("label-assignment", "label", examples=(
+        '"password": "⟦Kq7{alnum:9}!⟧",',
+        "password = '⟦Kq7{alnum:9}!⟧'",
+        'password: "⟦#Kq7{alnum:8}⟧"',
+        "password = '⟦\\Kq7{alnum:8}!⟧'",
+        'wifi pass: ⟦{alnum:10}!⟧',
+        '{"password": "⟦{alnum:10=pw}!⟧", "confirm": "⟦{=pw}!⟧"}',
+        'new_pass: ⟦{alnum:32=t}⟧\nrepeat: ⟦{=t}⟧',
+        'auth token: ⟦{alnum:32}⟧., next',
+        'Atlassian_key = "⟦{letters:24}⟧"',
         'var sumoToken string = "⟦{alnum:14}⟧"',
         '$coinbaseToken .= "⟦{lower:40}⟧"',
         'HEROKU_TOKEN ?= "{lower:40}"\nOTHER_TOKEN ::= "⟦\x0204:rewol\x01⟧"',
@@ -642,8 +677,9 @@ LABEL_RULES: tuple[Rule, ...] = (
         '<string name="api_key">⟦Zq8xLm2pWvx9Q2w⟧</string>',
         '<config><password>⟦{alnum:8}#{alnum:5}⟧</password></config>',
         '<password>⟦{alnum:12}⟧</password>',
+        "<sometag name= 'db_password' >⟦{alnum:12}⟧</sometag>",
     ),
-           counter=('Use the <password> element to set it.',)),
+           counter=('Use the <password> element to set it.', '<label for="password">Password</label>')),
     Reader("label-element-pair", "label", examples=(
         '<key>Password</key>\n<string>⟦{alnum:12}⟧</string>',
         '<property><name>fs.s3a.secret.key</name><value>⟦{alnum:40}⟧</value></property>',
@@ -663,7 +699,10 @@ LABEL_RULES: tuple[Rule, ...] = (
         examples=(
             '<add key="ClearTextPassword" value="⟦TestSourcePassword1⟧" />',
             '<add key="ClearTextPassword" value="⟦{alnum:8}#{alnum:5}⟧" />',
-        )),
+            '<sometag value="⟦{alnum:8}>{alnum:5}⟧" name="the_password" />',
+            "< db_password value = '⟦{alnum:12}⟧'/>",
+        ),
+        counter=('<input type="password" name="password" value="">',)),
     Reader("label-call", "label",
         examples=(
             'System.setProperty("TRAVIS_TOKEN", "⟦{lower:40}⟧")',
@@ -682,6 +721,7 @@ LABEL_RULES: tuple[Rule, ...] = (
            counter=('private_key "fake";', 'private_key "";')),
     Reader("label-flag", "label",
         examples=(
+            'gpg --batch --passphrase ⟦{alnum:10}!⟧ -c notes.txt',
             'gh auth login --token ⟦{alnum:32}⟧',
             'mysql --password ⟦id=Vinter2026x⟧',
             'vault write --secret ⟦Vinter2026!x⟧',
@@ -723,6 +763,9 @@ LABEL_RULES: tuple[Rule, ...] = (
             'Authorization: SSWS ⟦00{url:40}⟧',
         )),
     Reader("prose-password", "password", examples=(
+        'the password is ⟦Kq7{alnum:9}!⟧ for now',
+        'pass for the NAS: ⟦{alnum:10}!⟧',
+        'the pass is ⟦{alnum:10}⟧',
         'a senha é ⟦{alnum:10}!⟧ desde ontem',
         'la password è ⟦{alnum:10}⟧ per ora',
         'hasło to ⟦{alnum:10}!⟧',
@@ -792,12 +835,50 @@ DETECTORS: tuple[Rule, ...] = (
         )),
     Reader("url-credentials", "url_credentials", keywords=(("@", "://"),),
         examples=(
+            'https://deploy:⟦{alnum:12}&⟧@example.com/repo.git',
             'https://user:⟦he%2F%2Fo9Xq⟧@pypi.company.com/simple',
             'git clone https://deploy:⟦{alnum:10}%40{alnum:4}⟧@git.example.com/team/repo.git',
         )),
     Reader("oracle-connect", "connection_string", keywords=(("@", "sqlplus"), ("@", "jdbc:oracle")),
         examples=('jdbc:oracle:thin:scott/⟦{alnum:18}⟧@db.example.com:1521/ORCL',)),
-    Reader("cli-password", "cli_password", keywords=(" -", "net use", ("|", "echo"))),
+    # command lines: a password passed as an argument
+    Reader("cli-p-flag", "cli_password", keywords=("-p",),
+        examples=(
+            'psexec -u DOMAIN\\admin -p ⟦Vinter2026!x⟧\\fx166 cmd',
+            'zip -P Vinter2026!x backup.zip notes.txt\nsshpass -p ⟦Vinter2026!y⟧ ssh host',
+            "mysql -uroot -p'⟦{alnum:12}!⟧' shop < dump.sql",
+            'mysql -u root -p⟦{alnum:12}!⟧ -h db analytics',
+            "sshpass -p '⟦{alnum:12}!⟧' ssh deploy@10.0.0.1 uptime",
+            'docker login -u robot -p ⟦{alnum:12}!⟧ registry.example.com',
+            'az login --service-principal -u 1b2c -p ⟦{alnum:12}!⟧ --tenant 3d4e',
+        )),
+    Reader("cli-user-password", "cli_password", keywords=("-u",), examples=(
+        'curl -u ":⟦{alnum:10}!t⟧" https://localhost:9200',
+        "curl -u admin:'⟦{alnum:12}!⟧' https://grafana.internal/api/health",
+        "smbclient //fs01/share -U app%'⟦{alnum:12}!⟧'",
+        'curl -u admin:⟦{alnum:12}⟧ https://host',
+        'curl --proxy-user bob:⟦{alnum:10}⟧ https://host',
+    ),
+        counter=(
+            'cp -u -p would fail to preserve one hard link',
+        )),
+    Reader("redis-cli-password", "cli_password", keywords=("-a ", "--pass "),
+        examples=("redis-cli -h 10.0.0.5 -a '⟦{alnum:12}!⟧' INFO",)),
+    Reader("echo-to-password-reader", "cli_password", keywords=(("echo", "|"),),
+        examples=(
+            "echo 'deploy:⟦{alnum:10}!⟧' | sudo chpasswd",
+            "echo '⟦{alnum:12}!⟧' | sudo -S apt-get update",
+        )),
+    Reader("ldap-bind-password", "cli_password", keywords=((" -w ", "ldap"),),
+    examples=('ldapsearch -x -D "cn=admin,dc=example,dc=org" -w ⟦{alnum:10}!⟧ -b dc=example',)),
+    Reader("powershell-securestring", "password", keywords=("securestring",),
+    examples=('$pw = ConvertTo-SecureString "⟦{alnum:10}!⟧" -AsPlainText -Force',)),
+    Reader("htpasswd-batch", "cli_password", keywords=("htpasswd",),
+        examples=("htpasswd -b -c /etc/nginx/.htpasswd admin '⟦{alnum:12}!⟧'",)),
+    Reader("net-user", "cli_password", keywords=("net user",),
+        examples=('net user svc_backup ⟦{alnum:12}!⟧ /add',)),
+    Reader("net-use", "cli_password", keywords=("net use ",),
+        examples=('net use Z: \\\\fs01\\share /user:CORP\\svc_backup ⟦{alnum:12}!⟧ /persistent:yes',)),
     Reader("session-cookie", "session_cookie", keywords=("cookie", " -b "),
         examples=(
             'Cookie: lang=en; sessionid=⟦{alnum:32}⟧; csrftoken=abc',
@@ -859,8 +940,9 @@ DETECTORS: tuple[Rule, ...] = (
             pattern=r"(?:[Uu]nseal [Kk]ey \d{1,2}: |vault operator unseal (?:-\S+ )*)([A-Za-z0-9+/]{20,}={0,2})",
             group=1, validators=("random20",),
     examples=('Unseal Key 2: ⟦{b64:44}⟧', 'kubectl exec -ti vault-0 -- vault operator unseal ⟦{b64:44}⟧')),
-    Reader("credential-call", "password", keywords=(("(", "auth"), ("(", "credential"), ("(", "directoryentry("),
-                                                    ("(", ".login(")),
+    # (the calls of CREDENTIAL_CALLS, lower-cased; or "auth=(" as a keyword argument)
+    Reader("credential-call", "password", keywords=("credential(", "credentials(", "directoryentry(", "auth(", ".login(",
+                                                    "authentication(", ("(", "auth", "=")),
     examples=(
         'c.Credentials = new NetworkCredential("ops@corp.example", "⟦{alnum:12}⟧");',
         'new DirectoryEntry("LDAP://corp.example",\n  "svc@corp.example",\n  "⟦{alnum:12}⟧");',
@@ -913,6 +995,7 @@ DETECTORS: tuple[Rule, ...] = (
 READER_RULES: tuple[Rule, ...] = (
     Reader("connection-string", "connection_string",
         examples=(
+            'redis://:⟦{alnum:10}!⟧@cache:6379/0',
             'DATABASE_URL=postgres://app:⟦{alnum:10}%40{alnum:4}⟧@db.internal:5432/shop',
             'const uri = "mongodb+srv://root:⟦{alnum:10}%40{alnum:4}⟧@cluster0.abcde.mongodb.net/shop";',
             'CELERY_BROKER_URL=redis://default:⟦{alnum:10}%40{alnum:4}⟧@redis.local:6379/0',
@@ -921,45 +1004,8 @@ READER_RULES: tuple[Rule, ...] = (
     examples=(
         'git clone https://⟦9f8e7d6c5b4a39281706f5e4d3c2b1a098765432⟧:x-oauth-basic@github.com/o/r.git',
     )),
-    Reader("cli-p-flag", "cli_password",
-        examples=(
-            'psexec -u DOMAIN\\admin -p ⟦Vinter2026!x⟧\\fx166 cmd',
-            'zip -P Vinter2026!x backup.zip notes.txt\nsshpass -p ⟦Vinter2026!y⟧ ssh host',
-            "mysql -uroot -p'⟦{alnum:12}!⟧' shop < dump.sql",
-            'mysql -u root -p⟦{alnum:12}!⟧ -h db analytics',
-            "sshpass -p '⟦{alnum:12}!⟧' ssh deploy@10.0.0.1 uptime",
-            'docker login -u robot -p ⟦{alnum:12}!⟧ registry.example.com',
-            'az login --service-principal -u 1b2c -p ⟦{alnum:12}!⟧ --tenant 3d4e',
-        )),
-    Reader("cli-user-password", "cli_password", examples=(
-        'curl -u ":⟦{alnum:10}!t⟧" https://localhost:9200',
-        "curl -u admin:'⟦{alnum:12}!⟧' https://grafana.internal/api/health",
-        "smbclient //fs01/share -U app%'⟦{alnum:12}!⟧'",
-        'curl -u admin:⟦{alnum:12}⟧ https://host',
-        'curl --proxy-user bob:⟦{alnum:10}⟧ https://host',
-    ),
-        counter=(
-            'cp -u -p would fail to preserve one hard link',
-        )),
     Reader("cli-key-as-user", "cli_password",
     examples=('curl -u "⟦{alnum:10}!t⟧:" https://localhost:9200',)),
-    Reader("redis-cli-password", "cli_password",
-        examples=("redis-cli -h 10.0.0.5 -a '⟦{alnum:12}!⟧' INFO",)),
-    Reader("echo-to-password-reader", "cli_password",
-        examples=(
-            "echo 'deploy:⟦{alnum:10}!⟧' | sudo chpasswd",
-            "echo '⟦{alnum:12}!⟧' | sudo -S apt-get update",
-        )),
-    Reader("ldap-bind-password", "cli_password",
-    examples=('ldapsearch -x -D "cn=admin,dc=example,dc=org" -w ⟦{alnum:10}!⟧ -b dc=example',)),
-    Reader("powershell-securestring", "password",
-    examples=('$pw = ConvertTo-SecureString "⟦{alnum:10}!⟧" -AsPlainText -Force',)),
-    Reader("htpasswd-batch", "cli_password",
-        examples=("htpasswd -b -c /etc/nginx/.htpasswd admin '⟦{alnum:12}!⟧'",)),
-    Reader("net-user", "cli_password",
-        examples=('net user svc_backup ⟦{alnum:12}!⟧ /add',)),
-    Reader("net-use", "cli_password",
-        examples=('net use Z: \\\\fs01\\share /user:CORP\\svc_backup ⟦{alnum:12}!⟧ /persistent:yes',)),
     Reader("k8s-secret-json", "k8s_secret"),
     Reader("seed-phrase", "seed_phrase",
         examples=(
@@ -1159,6 +1205,7 @@ CREDENTIAL_CALLS = ("Credential(", "DirectoryEntry(", "Auth(", ".login(", "Crede
 # examples are beside them in filters.py). The catalogue's test walks these too.
 # --------------------------------------------------------------------------------------------
 STAYS: tuple[str, ...] = (
+    'String usernamePassword = "application:" + appKey + ":" + appSecret;',
     'Invoice INV/2026/00037 is due 2026-06-04. Amount: NOK 5 644,76. KID: 9964717449',
     '| INV-2026-3611 | 2026-11-17 | 41 530,24 |\n| PO-80671 | 2026-06-02 | 0aebf0c | 24073,35 |',
     'Please transfer the deposit to IBAN NO93 8601 1117 947 (BIC DNBANOKKXXX).',

@@ -6,8 +6,8 @@ names kinds and counts only, never values, so it can be printed and logged safel
 How it works (pure stdlib ``re`` and one Aho-Corasick pass, linear time):
 
 1. A prefilter built from the catalogue: ``text.lower()`` is computed once, and each rule of
-   ``catalogue.DETECTORS`` runs only when the text holds one of its keywords (each keyword is
-   looked for once, however many rules share it).
+   ``catalogue.DETECTORS`` runs only when the text holds one of its keywords (every keyword of
+   the catalogue is found in one Aho-Corasick pass over the text).
 2. Detectors collect ``(start, end, kind)`` spans on the *original* text: private-key armour and
    the token scan (``tokens``: vendor shapes, structural shapes, random tokens named by their
    context); a secret label and its value wherever the text's structure puts it (``labels``);
@@ -50,13 +50,13 @@ from .personal import personal
 
 _READY = False
 _INIT_LOCK = threading.Lock()
-_PLAN: list = []  # (rule, its keywords, reader) for each detector of the catalogue, in order
-_PRIVATE_KEY_WORDS: tuple = ()
+_PLAN: list = []  # (rule, reader) for each detector of the catalogue, in order
+_PREFILTER = None  # which detectors' keywords a text holds (the private keys' words last), and its label stems
 
 
 def _init() -> None:
-    """Compile every pattern and build the token dispatch and the detectors' plan, once."""
-    global _READY, _PLAN, _PRIVATE_KEY_WORDS
+    """Compile every pattern and build the token dispatch, the prefilter and the detectors' plan, once."""
+    global _READY, _PLAN, _PREFILTER
     with _INIT_LOCK:
         if _READY:
             return
@@ -68,17 +68,22 @@ def _init() -> None:
             "login-pair": prose._pairs, "app-password": prose._app_passwords,
             "table-column": labels._markdown_tables, "csv-column": labels._csv_exports,
             "auth-header": labels._auth_headers, "url-credentials": structures._url_creds,
-            "oracle-connect": structures._oracle, "cli-password": structures._cli,
+            "oracle-connect": structures._oracle, "cli-p-flag": structures._cli_p,
+            "cli-user-password": structures._cli_user, "redis-cli-password": structures._cli_redis,
+            "echo-to-password-reader": structures._cli_echo, "ldap-bind-password": structures._cli_ldap,
+            "powershell-securestring": structures._argument_reader(structures._PS_SECURE, 1, "password", "powershell-securestring"),
+            "htpasswd-batch": structures._argument_reader(structures._CLI_HTPASSWD, 1, "cli_password", "htpasswd-batch"),
+            "net-user": structures._argument_reader(structures._CLI_NETUSER, 2, "cli_password", "net-user"),
+            "net-use": structures._argument_reader(structures._CLI_NETUSE, 1, "cli_password", "net-use"),
             "session-cookie": structures._cookies, "bundler-credentials": labels._bundler,
             "k8s-secret": structures._k8s, "terraform-variable": labels._terraform,
             "webhook-url": structures._webhooks, "credential-call": structures._credential_calls,
             "sql-identified-by": structures._identified_by, "personal": personal, "email": structures._emails,
         }
-        plan = []
-        for rule in DETECTORS:
-            plan.append((rule, _words(rule.keywords), _pattern_reader(rule) if isinstance(rule, Pattern) else readers[rule.id]))
-        _PLAN = plan
-        _PRIVATE_KEY_WORDS = _words(next(r.keywords for r in TOKEN_RULES if r.id == "private-key"))
+        _PLAN = [(rule, _pattern_reader(rule) if isinstance(rule, Pattern) else readers[rule.id]) for rule in DETECTORS]
+        private_keys = next(r.keywords for r in TOKEN_RULES if r.id == "private-key")
+        _PREFILTER = _Prefilter([_words(rule.keywords) for rule in DETECTORS] + [_words(private_keys)],
+                                labels.LABEL_STEMS)
         _READY = True
 
 
@@ -96,32 +101,66 @@ def _pattern_reader(rule: Pattern):
     return read
 
 
-def _words(keywords: tuple) -> tuple[tuple, tuple]:
+def _words(keywords: tuple) -> tuple[frozenset, tuple]:
     """A rule's keywords as (the words any one of which will do, the groups whose words must all
-    be there), in the catalogue's order (a group's first word is the cheapest test)."""
-    return (tuple(k for k in keywords if k.__class__ is str), tuple(tuple(k) for k in keywords if k.__class__ is not str))
+    be there)."""
+    return (frozenset(k for k in keywords if k.__class__ is str),
+            tuple(frozenset(k) for k in keywords if k.__class__ is not str))
 
 
-def _holds(words: tuple, low: str, seen: dict) -> bool:
-    """Does the lower-cased text hold one of a rule's keywords? Each word is looked for once per
-    text (`seen`), and only when a rule asks: in a long text every look is a scan."""
-    anyof, groups = words
-    for w in anyof:
-        found = seen.get(w)
-        if found is None:
-            found = seen[w] = w in low
-        if found:
-            return True
-    for group in groups:
-        for w in group:
-            found = seen.get(w)
-            if found is None:
-                found = seen[w] = w in low
-            if not found:
-                break
-        else:
-            return True
-    return False
+class _Prefilter:
+    """One pass over a lower-cased text: which rules' keywords it holds, and where the stems a
+    label can hold stand (``labels.LABEL_STEMS``).
+
+    A word looked for with ``in`` is a scan of the text, and most words are absent from most
+    texts: looking for each of the catalogue's ~60 words in turn scanned a text ~60 times, and
+    asking each of ~30 rules in turn cost as much again in a short text; the label stems were one
+    more scan, a regular expression that tried its alternatives at every letter. One
+    Aho-Corasick automaton finds every word of two characters or more and every stem in one
+    pass; the single characters (',', '(', '@', '|') are looked for with ``in`` (a memchr, found
+    at once where they are common); then only the rules that name a word found are asked
+    whether all they need is there.
+    """
+
+    def __init__(self, rules: list[tuple], stems: tuple):
+        import ahocorasick
+
+        self.rules = rules  # (anyof, groups) for each rule, by its index
+        naming: dict[str, set] = {}  # word -> the indices of the rules that name it
+        for i, (anyof, groups) in enumerate(rules):
+            for w in anyof.union(*groups):
+                naming.setdefault(w, set()).add(i)
+        self.naming = {w: tuple(sorted(ix)) for w, ix in naming.items()}
+        self.chars = tuple(sorted(w for w in naming if len(w) == 1))
+        self.automaton = ahocorasick.Automaton()
+        for w in sorted({w for w in naming if len(w) > 1}.union(stems)):
+            self.automaton.add_word(w, (w, w in naming, w in stems))
+        self.automaton.make_automaton()
+
+    def scan(self, low: str) -> tuple[list[int], list[tuple[int, str]]]:
+        """The indices, in order, of the rules whose keywords `low` holds; and (position, stem) of
+        every occurrence of every label stem."""
+        found = set()
+        stems = []
+        for end, (w, word, stem) in self.automaton.iter(low):
+            if word:
+                found.add(w)
+            if stem:
+                stems.append((end + 1 - len(w), w))
+        for c in self.chars:
+            if c in low:
+                found.add(c)
+        if not found:
+            return [], stems
+        named = set()
+        for w in found:
+            named.update(self.naming[w])
+        out = []
+        for i in sorted(named):
+            anyof, groups = self.rules[i]
+            if not anyof.isdisjoint(found) or any(g <= found for g in groups):
+                out.append(i)
+        return out, stems
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,19 +237,21 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
     if not _READY:
         _init()
     low = _lower(text)
-    seen: dict = {}
+    holding, stems = _PREFILTER.scan(low)
     skip: list = []
-    if _holds(_PRIVATE_KEY_WORDS, low, seen):
+    if holding and holding[-1] == len(_PLAN):  # (the private keys' words: the last rule of the prefilter)
         tokens._private_keys(text, spans)
         skip.extend((s, e) for s, e, _ in spans.items)
         tokens._public_blocks(text, skip)
         skip.sort()
     tokens._tokens(text, low, spans, skip)
-    labels._keywords(text, low, spans, skip)
-    options = {"strip_emails": strip_emails}
-    for rule, words, read in _PLAN:
-        if (not rule.optional or options[rule.optional]) and _holds(words, low, seen):
-            read(text, low, spans)
+    labels._keywords(text, low, spans, skip, stems)
+    plan = _PLAN
+    for i in holding:
+        if i < len(plan):
+            rule, read = plan[i]
+            if not rule.optional or {"strip_emails": strip_emails}[rule.optional]:
+                read(text, low, spans)
     return spans.items
 
 
@@ -219,10 +260,10 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
 # length, and a periodic value (an adversary's "password=password=…") is copied at every period.
 # A longer value is redacted whole where it was found; its copies are left to the other rules.
 _PROPAGATED_MAX = 1600
+
+
 def _propagates(v: str) -> bool:
     """Only values a rule was sure of are searched for elsewhere: not words, defaults or filler."""
-    if not 6 <= len(v) <= _PROPAGATED_MAX or "\n" in v:
-        return False
     if v.isalpha() and (v.islower() or v.isupper() or v.istitle()):
         return False  # a dictionary-like word ("Unicode" after ":param password:")
     return v.lower() not in DEFAULT_PASSWORDS and not _code_name(v)  # (filler never became a span)
@@ -239,19 +280,25 @@ def _everywhere(text: str, items: list) -> list:
     (a mailbox, a long conversation): one Aho-Corasick pass over the text finds the copies of all
     of them at once, so the cost stays linear where a search per value would not. (A short text
     with few values is searched value by value: building an automaton costs more there.)"""
-    values: dict[str, str] = {}
+    values: dict[str, str] = {}  # each value looked for, and the kind of its first span
     for s, e, k in items:
         v = text[s:e]
-        if v not in values and _propagates(v):
+        if v not in values and 6 <= e - s <= _PROPAGATED_MAX and "\n" not in v:
             values[v] = k
     if not values:
         return items
     have = set(items)
     out = list(items)
+    judged: dict[str, bool] = {}  # _propagates, asked only of a value with a copy no span holds yet
     for end, v in _copies(text, values):
         s, e = end + 1 - len(v), end + 1
         span = (s, e, values[v])
         if span in have:
+            continue  # (most values have no other copy: they are never judged)
+        ok = judged.get(v)
+        if ok is None:
+            ok = judged[v] = _propagates(v)
+        if not ok:
             continue
         glued = len(v) >= _GLUED_MIN and not v.isalpha() and _HAS_DIGIT.search(v) is not None
         if glued or _bounded(text, s, e):
@@ -415,16 +462,28 @@ def _merge(items: list) -> list:
     return merged
 
 
+def _marker(kind: str, value: str) -> str:
+    """The marker of a redacted value: "[REDACTED:<kind>]", unless it would repeat 8 characters of
+    the value it hides ("thisismypassword" as [REDACTED:password], "rubygems_…" as
+    [REDACTED:rubygems_token]): then "[REDACTED:secret]". A marker says what kind of secret went,
+    never a piece of it."""
+    marker = "[REDACTED:" + kind + "]"
+    if len(value) >= 8 and any(marker[i:i + 8] in value for i in range(len(marker) - 7)):
+        return "[REDACTED:secret]"
+    return marker
+
+
 def apply(text: str, merged: list, counts: Counter | None = None) -> str:
     """Replace each span with its marker, counting the kinds in `counts`."""
     out = []
     last = 0
     for s, e, k in merged:
         out.append(text[last:s])
-        out.append("[REDACTED:" + k + "]")
+        marker = _marker(k, text[s:e])
+        out.append(marker)
         last = e
         if counts is not None:
-            counts[k] += 1
+            counts[marker[10:-1]] += 1
     out.append(text[last:])
     return "".join(out)
 

@@ -188,34 +188,41 @@ _MARK = "[REDACTED"  # (a marker, or the start of one cut at its colon)
 _MAX_VALUE = 400  # a longer labelled value is judged by this much of its head, and redacted whole
 _HEX = lazy(r"[0-9a-fA-F]+")
 _HAS_DIGIT = lazy(r"\d")
+_LETTER = lazy(r"[a-z]")
 
 
 def _low_information(v: str) -> bool:
-    """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…'.
+    """Filler, counting or repeating runs: 'xxxx…', 'AIzaaaaa…', 'abcdefgh…123', '1111…',
+    'a1b2c3d4…'.
 
     A position is predictable when its character repeats one of the three before it or counts
-    up from the one before (case-insensitive). In random text that happens at about a quarter
-    of positions even over hex digits; placeholders typed by hand are mostly predictable.
+    up from the one before, or from the one two before where letters are interleaved with digits
+    (case-insensitive). In random text that happens at about a quarter of positions even over
+    hex digits; placeholders typed by hand are mostly predictable.
     """
     s = v[:64].lower()  # the whole of most values; bounded cost
     n = len(s)
     if n < 8:
         return False
     o = s.encode("utf-8", "replace")
-    # A step of 0 or +1 from the character before, or a repeat of the second or third before,
-    # found at C speed: read the bytes as one big integer, shift it by one, two and three bytes
-    # and XOR each with the current bytes; a zero byte is a hit. Adding 0x0101…01 (ones) adds 1
-    # to every byte and never carries: 0xff never occurs in UTF-8. A position counts once
-    # however many of the four relations hold ('aaaa' is not four times as predictable as
-    # 'Blaabaer2023'): each XOR's zero bytes become its 0x80 bits, and the four are ORed.
+    # A step of 0 or +1 from the character before, a repeat of or a step of +1 from the second
+    # before, a repeat of the third before, found at C speed: read the bytes as one big integer,
+    # shift it by one, two and three bytes and XOR each with the current bytes; a zero byte is a
+    # hit. Adding 0x0101…01 (ones) adds 1 to every byte and never carries: 0xff never occurs in
+    # UTF-8. A position counts once however many of the five relations hold ('aaaa' is not five
+    # times as predictable as 'Blaabaer2023'): each XOR's zero bytes become its 0x80 bits, and
+    # the five are ORed.
     size = len(o) - 3
     mask = (1 << 8 * size) - 1
     ones = mask // 255
     low7 = ones * 0x7F
     word = int.from_bytes(o, "big")
-    cur, prev = word & mask, (word >> 8) & mask
+    cur, prev, prev2 = word & mask, (word >> 8) & mask, (word >> 16) & mask
+    relations = [cur ^ prev, cur ^ (prev + ones), cur ^ prev2, cur ^ (word >> 24)]
+    if not s.isdigit() and _LETTER.search(s) is not None:
+        relations.append(cur ^ (prev2 + ones))  # (letters counting between digits; a code of digits alone, "12-34-56", is a person's)
     hit = 0
-    for x in (cur ^ prev, cur ^ (prev + ones), cur ^ ((word >> 16) & mask), cur ^ (word >> 24)):
+    for x in relations:
         hit |= (((x & low7) + low7) | x | low7) ^ mask  # 0x80 where a byte of x is zero, else 0
     hits = hit.bit_count()
     # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
@@ -438,7 +445,7 @@ _NAME_SLUG = lazy(r"[a-z][a-z0-9]{0,11}(?:[-_][a-z][a-z0-9]{0,11})+")
 _CONST_NAME = lazy(r"[A-Z]{3}[A-Z0-9]*(?:_[A-Z][A-Z0-9]*)+")
 _SELF_NAMED = lazy(r"(?<![a-z])(?:password|passphrase|passwort|pass|secret|token|api key|key)(?![a-z])")
 # a format string: "from %d to %d", "{}:{}", "Bearer {token}"
-_FORMAT_SPEC = lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|\{\d*\}|\{[a-z_]+\}|\$\{[\w.:-]*\}?(?![^\s}])")
+_FORMAT_SPEC = lazy(r"%[-+ 0#]?\d*(?:\.\d+)?[sdifr](?![A-Za-z0-9])|(?<!\{)\{\d*\}|(?<!\{)\{[a-z_]+\}|\$\{[\w.:-]*\}?(?![^\s}])")
 
 
 # ---- is it a reference, code or a placeholder, never a secret? ----------------------------------
@@ -738,7 +745,9 @@ def _sentence(v, lv, cls, quoted) -> bool:
     return " " in v and (v.count(" ") >= (5 if cls == _PWD else 2) or ". " in v)
 
 
-@named(VALUE, "public_key")
+@named(VALUE, "public_key",
+    releases=('keys: [\n  { keyid: "npm-2023", key: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE{b64:86}==" }\n]',),
+    keeps=('signing key: "⟦MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg{b64:43}=⟧"',))
 def _public_key(v, lv, cls, quoted) -> bool:
     return cls != _PWD and _public_der(v)  # "MFkwEwYHKoZIzj0CAQY…"
 
@@ -1234,7 +1243,14 @@ def _wordy_segments(tok, n, up, lo, dg) -> bool:
     return ("-" in tok or "_" in tok) and _WORDY_SEGMENTS.fullmatch(tok) is not None
 
 
-@named(TOKEN, "compound_name")
+@named(TOKEN, "compound_name", releases=(
+    "A key finding: the 3-hydroxy-3-methylglutaryl pathway is essential for angiogenesis in these mice.",
+    "A key finding: the phosphatidylinositol-3-kinase pathway is essential for angiogenesis in these mice.",
+    "A key finding: the GEP100-Arf6-AMAP1-cortactin pathway is essential for angiogenesis in these mice.",
+    "A key finding: the TLR4-TRIF-RIPK1-FADD-CASP8 pathway is essential for angiogenesis in these mice.",
+    "A key finding: the A/Netherlands/602/2009 pathway is essential for angiogenesis in these mice.",
+    "A key finding: the epigallocatechin-3-gallate pathway is essential for angiogenesis in these mice.",
+))
 def _compound(tok, n, up, lo, dg) -> bool:
     # "phosphatidylinositol-3-kinase", "TLR4-TRIF-RIPK1-FADD-CASP8", "A/Netherlands/602/2009"
     return _is_compound_name(tok)
@@ -1289,5 +1305,8 @@ def _ctx_encoded(tok, mixed) -> bool:
 
 # ---- is a span found by any rule filler? ('xxxx…', 'AIzaaaa…', 'abcdef…123', '…EXAMPLE') --------------
 FILLER: list[Filter] = []
-named(FILLER, "low_information")(_low_information)
+named(FILLER, "low_information", releases=(
+    ' --set global.licenseKey=a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8NRAL `',
+    'shopify_client_secret=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',
+))(_low_information)
 named(FILLER, "placeholder_token")(_placeholder_token)

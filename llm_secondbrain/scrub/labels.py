@@ -19,12 +19,12 @@ import re
 from typing import TYPE_CHECKING
 
 from .catalogue import (AUTH_SCHEMES, CODE_WORDS, FLAG_NOUNS, FUSED_PASS_PREFIXES, KEY_QUALIFIERS, LABEL_TRAILERS,
-                        NOT_A_VALUE, PAGING_WORDS, PASSWORD_WORDS, PAT_OWNERS, SECRET_WORDS, SPACED_LABELS,
+                        NOT_A_VALUE, PAGING_WORDS, PASSWORD_WORDS, PAT_OWNERS, SECRET_WORDS, SERVICES, SPACED_LABELS,
                         WIFI_WORDS)
 from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _PWD, _SEC, _WEAK, _b64_creds,
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
-from .patterns import lazy, skipping as _skipping
+from .patterns import lazy
 from .prose import _app_password, _prose_kw
 from .tables import csv_cells, markdown_cells
 
@@ -63,8 +63,8 @@ def _label_class(ident: str) -> int:
             return _NOT if prev != "ssh" else _WEAK
         if prev in WIFI_WORDS:
             return _PWD  # a Wi-Fi network's key is its password: 'hunter22' counts
-        if prev in KEY_QUALIFIERS or prev in PASSWORD_WORDS or prev in SECRET_WORDS or prev == "token":
-            return _SEC
+        if prev in KEY_QUALIFIERS or prev in SERVICES or prev in PASSWORD_WORDS or prev in SECRET_WORDS or prev == "token":
+            return _SEC  # (a key named for a service is that service's key: "atlassian_key")
         return _WEAK
     if last == "pat" and not PAT_OWNERS.isdisjoint(comps):
         return _SEC  # a personal access token (GITHUB_PAT, AZURE_DEVOPS_EXT_PAT), not a pattern (date_pat)
@@ -107,7 +107,6 @@ _OP_START = frozenset("\\\"' \t:sS&[C.?|+=!-")
 _OP_AFTER_BLANKS = frozenset(":sS&[C.?|+=!-")
 _BLANKS = lazy(r"[ \t]*")
 _PHP_DEFINE = lazy(r"""["']\s*,\s*""")
-_XML_VALUE = lazy(r"""["']\s+value\s*=\s*""")
 # (the label may close a subscript: os.environ["DB_PASSWORD"] = "…"; a YAML type tag may stand
 # before the value: "password: !!str …"; a string may be C#'s or Objective-C's: @"…")
 _ASSIGN_VALUE = lazy(
@@ -128,7 +127,7 @@ _VALUE = lazy(
 _LABEL_CACHE: dict[str, tuple] = {}
 
 
-def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
+def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> None:
     covered = {it[0]: it[1] for it in spans.items}  # values already redacted by the token rules
     words: dict = {}  # each word after a password word is judged once, however many precede it
     idchars = _IDCHARS
@@ -136,8 +135,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
     last = -1
     repeat = ("", -1)  # the last label whose value was redacted, and where that value ends
     pw_char = -1  # the next character a password needs (_PW_CHAR): one search, reused while ahead
-    for m in (_skipping(_STEM, low, skip) if skip else _STEM.finditer(low)):
-        i = m.start()
+    for i, stem in _stems(low, stems, skip):
         if i < last or i < spans.skip_to:
             continue
         a = i
@@ -175,7 +173,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list) -> None:
                     done = _unpacked(text, a, b, info, spans)
             if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
                 repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
-        if not done and m.group() in _PW_STEMS:
+        if not done and stem in _PW_STEMS:
             if pw_char < i:
                 pm = _PW_CHAR.search(text, i)
                 pw_char = pm.start() if pm is not None else len(text)
@@ -237,9 +235,45 @@ def _spaced_key(text: str, a: int, ident: str, info: tuple) -> tuple:
     return info
 
 
-_STEM = lazy(r"p(?:ass|w|sk|at(?![a-z]))|s(?:ecret|ig|leutel|chl[üu]ssel|enha|alasana)|token|k(?:ey|ennwort|odeord)|"
-              r"a(?:uth|ppid|dgangskode)|c(?:red|ontrase|lave)|dockerc|l[öo]senord|wachtwoord|mdp|"
-              r"n(?:[øo]kkel|yckel|[øo]gle)|h(?:as[łl]o|eslo)|jelsz[óo]")
+# The stems a label can hold, lower-cased. None is the start of another, so at most one stands at
+# any position. "pat" counts only where no letter follows ("GITHUB_PAT", not "path").
+LABEL_STEMS = ("pass", "pw", "psk", "pat", "secret", "sig", "sleutel", "schlüssel", "schlussel", "senha",
+               "salasana", "token", "key", "kennwort", "kodeord", "auth", "appid", "adgangskode", "cred",
+               "contrase", "clave", "dockerc", "lösenord", "losenord", "wachtwoord", "mdp", "nøkkel", "nokkel",
+               "nyckel", "nøgle", "nogle", "hasło", "haslo", "heslo", "jelszó", "jelszo")
+_STEM_AT_END = frozenset(("pat",))
+_STEM = lazy("|".join(re.escape(w) + ("(?![a-z])" if w in _STEM_AT_END else "") for w in LABEL_STEMS))
+_ASCII_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _stems(low: str, found: list, skip: list):
+    """(position, stem) of each stem `_STEM.finditer` would match in `low` outside the (sorted)
+    skip ranges, as `patterns.skipping` runs it: leftmost first, none overlapping the one before,
+    none running into a skipped range. `found` holds every occurrence of every stem, as
+    (position, stem): the engine's one pass over the text finds them with the prefilter's words."""
+    segments = []  # the ranges searched, between the skipped ones
+    pos = 0
+    for a, b in skip:
+        if b <= pos:
+            continue
+        if a > pos:
+            segments.append((pos, a))
+        pos = b
+    segments.append((pos, len(low)))
+    found.sort()
+    k, (start, end) = 0, segments[0]
+    last = 0
+    for i, w in found:
+        while i >= end and k + 1 < len(segments):
+            k += 1
+            start, end = segments[k]
+        e = i + len(w)
+        if i < start or e > end or i < last:
+            continue
+        if w in _STEM_AT_END and e < end and low[e] in _ASCII_LOWER:
+            continue
+        last = e
+        yield i, w
 
 
 def _label_info(ident: str) -> tuple:
@@ -354,30 +388,12 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
             return False
         v = em.group(2).strip()
         return bool(v) and _check_value(text, info, "=", True, v, text.find(v, em.start(2)), spans, "label-element-pair")
-    # XML element <password>...</password>, or one whose key or name is the label: <entry
-    # key="password">…</entry>, Android's <string name="api_key">…</string>
-    if (prev == "<" and pos < n and text[pos] == ">") or (
-            (prev == '"' or prev == "'") and text.startswith(prev + ">", pos) and low.endswith((" key=", " name="), 0, a - 1)):
-        pos = text.find(">", pos)
-        end = text.find("<", pos + 1)
-        if end > pos + 1 and text.startswith("</", end):  # <password>…</password>, not <PASSWORD> in prose
-            v = text[pos + 1:end].strip()
-            if v:
-                off = text.find(v, pos + 1, end)
-                name = spans.value_filter(v, cls, True)
-                if not name:
-                    spans.add(off, off + len(v), kind, text, "label-element")
-                    return True
-                spans.let_go(off, off + len(v), ident, name, False)
-        return False
+    if prev == "<" or prev == " " or prev == '"' or prev == "'":
+        done = _in_tag(text, low, a, b, info, spans)
+        if done is not None:
+            return done
     if prev == '"' or prev == "'":
-        # <add key="ClearTextPassword" value="..."/>
-        xm = _XML_VALUE.match(text, pos)
-        if xm is not None:
-            pos = xm.end()
-            sep = "="
-            rule = "label-attribute"
-        elif text.endswith(("(", "( "), max(0, a - 3), a - 1):
+        if text.endswith(("(", "( "), max(0, a - 3), a - 1):
             # a call's name and value: define('DB_PASSWORD', '...'), setProperty("X_TOKEN", "...")
             dm = _PHP_DEFINE.match(text, pos)
             if dm is not None and text[dm.end():dm.end() + 1] in ("\"", "'"):
@@ -413,6 +429,55 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
     if pos >= n:
         return False
     return _value_at(text, pos, info, sep, spans, rule)
+
+
+# a tag's head up to the quote of the attribute that names the element's content ("key", "name")
+_ATTR = r"""\s+[\w:.-]+(?:\s*=\s*(?:"[^"\n]*"|'[^'\n]*'|[^\s"'<>=]+))?"""
+_NAMING_HEAD = lazy(r"""<[ \t]*[\w:.-]+(?:""" + _ATTR + r""")*\s+(?:key|name)\s*=\s*""")
+_TAG_REST = lazy(r"""(?:[^<>"']|"[^"\n]*"|'[^'\n]*')*>""")  # to the tag's end, over quoted values
+_VALUE_ATTR = lazy(r"""(?<![\w:.-])value[ \t]*=[ \t]*(?:"([^"\n]*)"|'([^'\n]*)')""")
+_TAG_REACH = 400
+
+
+def _in_tag(text: str, low: str, a: int, b: int, info: tuple, spans: _Spans) -> bool | None:
+    """A label inside an XML or HTML tag: the tag's name (<password>, < the_password value="…"/>)
+    or the value of its key or name attribute (<entry key="password">, <add key="…Password"
+    value="…"/>, <sometag value="…" name="the_password"/>). The element's value is its value
+    attribute, wherever it stands in the tag, or else the text the element holds
+    (<password>…</password>). None when the label is not in a tag's head."""
+    lt = text.rfind("<", max(0, a - _TAG_REACH), a)
+    if lt < 0:
+        return None
+    q = text[a - 1]
+    if text[lt + 1:a].strip(" \t"):
+        if q not in "\"'" or text[b:b + 1] != q or _NAMING_HEAD.fullmatch(low, lt, a - 1) is None:
+            return None  # (any other attribute's value, or text that only holds a '<')
+        tm = _TAG_REST.match(text, b + 1, b + _TAG_REACH)
+    elif q in "< \t":
+        tm = _TAG_REST.match(text, b, b + _TAG_REACH)
+    else:
+        return None
+    if tm is None:
+        return None
+    gt = tm.end() - 1
+    cls, kind, ident = info[0], info[1], info[2]
+    vm = _VALUE_ATTR.search(text, lt, gt)
+    if vm is not None:
+        g = 1 if vm.group(1) is not None else 2
+        v = vm.group(g)
+        return bool(v) and _check_value(text, info, "=", True, v, vm.start(g), spans, "label-attribute")
+    end = text.find("<", gt + 1)
+    if text[gt - 1] == "/" or end <= gt + 1 or not text.startswith("</", end):
+        return False  # an empty element, or a tag in prose ("the <password> element")
+    v = text[gt + 1:end].strip()
+    if not v:
+        return False
+    off = text.find(v, gt + 1, end)
+    name = spans.value_filter(v, cls, True)
+    if name:
+        return spans.let_go(off, off + len(v), ident, name, False)
+    spans.add(off, off + len(v), kind, text, "label-element")
+    return True
 
 
 def _glued_name(text: str, a: int, v: str, e: int) -> bool:
@@ -497,6 +562,11 @@ def _emphasised(text, low, a, b, info, spans, covered) -> bool:
     return _value_after(text, low, a, b, info, spans, covered)
 
 
+# a literal that ends where what is appended to it begins (a separator), then a concatenation
+_PREFIX_ENDS = frozenset(":=/?&@;, ")
+_CONCAT = lazy(r"""[ \t]*(?:\+|\.|&|\|\|)[ \t]*[\w$(]""")
+
+
 def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
     """Redact the value v found at vs after a label; True when the label's value is dealt with.
 
@@ -539,6 +609,9 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
     if _plain_label_holds(text, v[off:off + n], vs + off, spans):
         # a type or a shared setting ("password: ReadableBuffer" beside "salt: ReadableBuffer")
         return spans.let_go(vs + off, vs + off + n, info[2], "held_by_a_plain_label", True)
+    if quoted and v[off + n - 1] in _PREFIX_ENDS and _CONCAT.match(text, vs + off + n + 1) is not None:
+        # the head of a string being built: '"application:" + appKey + ":" + appSecret'
+        return spans.let_go(vs + off, vs + off + n, info[2], "string_being_built", True)
     if (not quoted and (sep == "=" or sep == ":=") and text.find(",", max(0, vs - 160), vs) >= 0
             and _IDENTIFIER.fullmatch(v, off, off + n) and _unpacked_into(text, vs)):
         # unpacked in code: "username, password = split" names a variable

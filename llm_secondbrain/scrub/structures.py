@@ -98,69 +98,77 @@ def _unquote(v: str, s: int) -> tuple[str, int]:
     return v, s
 
 
-def _cli(text: str, low: str, spans: _Spans) -> None:
-    if "-p" in text or "-P" in text:
-        for m in _CLI_P.finditer(text):
-            bol = low.rfind("\n", max(0, m.start() - 200), m.start()) + 1
-            head = low[max(bol, m.start() - 200):m.start()]
-            bar = head.rfind("|")
-            if bar >= 0:
-                head = head[bar + 1:]
-            glued = text[m.start() + 2] not in " \t"
-            words = set(_SPLIT.split(head))
-            ok = False
-            if glued and words.intersection(CLI_TOOLS_GLUED):
-                ok = True
-            elif not glued and (words.intersection(CLI_TOOLS_SPACED) or _USER_FLAG.search(head)):
-                ok = True
-            if not ok:
-                continue
+def _cli_p(text: str, low: str, spans: _Spans) -> None:
+    """-p: a password where the command is one that takes it so (mysql, sshpass, docker login)."""
+    for m in _CLI_P.finditer(text):
+        bol = low.rfind("\n", max(0, m.start() - 200), m.start()) + 1
+        head = low[max(bol, m.start() - 200):m.start()]
+        bar = head.rfind("|")
+        if bar >= 0:
+            head = head[bar + 1:]
+        glued = text[m.start() + 2] not in " \t"
+        words = set(_SPLIT.split(head))
+        ok = False
+        if glued and words.intersection(CLI_TOOLS_GLUED):
+            ok = True
+        elif not glued and (words.intersection(CLI_TOOLS_SPACED) or _USER_FLAG.search(head)):
+            ok = True
+        if not ok:
+            continue
+        v, s = _unquote(m.group(1), m.start(1))
+        if _cli_value_ok(v):
+            spans.add(s, s + len(v), "cli_password", text, "cli-p-flag")
+
+
+def _cli_user(text: str, low: str, spans: _Spans) -> None:
+    """-u / --user / --proxy-user user:password (smbclient's user%password); an API key as the user."""
+    for m in _CLI_USERPASS.finditer(text):
+        v, s = _unquote(m.group(4), m.start(4))
+        if m.group(2).startswith(("<", _MARK)) or v.startswith("//"):
+            continue  # <user:password>; a URL after -U ("add-apt-repository -U http://host/repo")
+        if m.group(3) == "%" and "smbclient" not in _line_of(low, m.start()) and "rpcclient" not in _line_of(low, m.start()):
+            continue
+        if _cli_value_ok(v) and not _url_placeholder(v):
+            spans.add(s, s + len(v), "cli_password", text, "cli-user-password")
+    for m in _CLI_KEY_AS_USER.finditer(text):
+        v = m.group(2)  # curl -u "<api key>:" — the key is the user name, the password empty
+        if _cli_value_ok(v) and (_pw_shape(v) or _entropy_ok(v)):
+            spans.add(m.start(2), m.end(2), "cli_password", text, "cli-key-as-user")
+
+
+def _cli_redis(text: str, low: str, spans: _Spans) -> None:
+    for m in _CLI_REDIS.finditer(text):
+        line = _line_of(low, m.start())
+        if "redis-cli" not in line and "keydb-cli" not in line and "--pass " not in m.group(0):
+            continue
+        v, s = _unquote(m.group(1), m.start(1))
+        if _cli_value_ok(v):
+            spans.add(s, s + len(v), "cli_password", text, "redis-cli-password")
+
+
+def _cli_echo(text: str, low: str, spans: _Spans) -> None:
+    for m in _CLI_ECHO.finditer(text):
+        v, s = _unquote(m.group(1), m.start(1))
+        if m.group(0).endswith("chpasswd") and ":" in v:
+            user, _, pw = v.partition(":")  # chpasswd reads "user:password" lines
+            v, s = pw, s + len(user) + 1
+        if _cli_value_ok(v):
+            spans.add(s, s + len(v), "cli_password", text, "echo-to-password-reader")
+
+
+def _cli_ldap(text: str, low: str, spans: _Spans) -> None:
+    for m in _CLI_LDAP_W.finditer(text):  # OpenLDAP tools: -w is the bind password (-p the port)
+        if "ldap" in _line_of(low, m.start()):
             v, s = _unquote(m.group(1), m.start(1))
             if _cli_value_ok(v):
-                spans.add(s, s + len(v), "cli_password", text, "cli-p-flag")
-    if "-u" in text or "--user" in text or "-U" in text:
-        for m in _CLI_USERPASS.finditer(text):
-            v, s = _unquote(m.group(4), m.start(4))
-            if m.group(2).startswith(("<", _MARK)) or v.startswith("//"):
-                continue  # <user:password>; a URL after -U ("add-apt-repository -U http://host/repo")
-            if m.group(3) == "%" and "smbclient" not in _line_of(low, m.start()) and "rpcclient" not in _line_of(low, m.start()):
-                continue
-            if _cli_value_ok(v) and not _url_placeholder(v):
-                spans.add(s, s + len(v), "cli_password", text, "cli-user-password")
-        for m in _CLI_KEY_AS_USER.finditer(text):
-            v = m.group(2)  # curl -u "<api key>:" — the key is the user name, the password empty
-            if _cli_value_ok(v) and (_pw_shape(v) or _entropy_ok(v)):
-                spans.add(m.start(2), m.end(2), "cli_password", text, "cli-key-as-user")
-    if "-a " in text or "--pass " in text:
-        for m in _CLI_REDIS.finditer(text):
-            line = _line_of(low, m.start())
-            if "redis-cli" not in line and "keydb-cli" not in line and "--pass " not in m.group(0):
-                continue
-            v, s = _unquote(m.group(1), m.start(1))
-            if _cli_value_ok(v):
-                spans.add(s, s + len(v), "cli_password", text, "redis-cli-password")
-    if "echo" in text:
-        for m in _CLI_ECHO.finditer(text):
-            v, s = _unquote(m.group(1), m.start(1))
-            if m.group(0).endswith("chpasswd") and ":" in v:
-                user, _, pw = v.partition(":")  # chpasswd reads "user:password" lines
-                v, s = pw, s + len(user) + 1
-            if _cli_value_ok(v):
-                spans.add(s, s + len(v), "cli_password", text, "echo-to-password-reader")
-    if " -w " in text and "ldap" in low:
-        for m in _CLI_LDAP_W.finditer(text):  # OpenLDAP tools: -w is the bind password (-p the port)
-            if "ldap" in _line_of(low, m.start()):
-                v, s = _unquote(m.group(1), m.start(1))
-                if _cli_value_ok(v):
-                    spans.add(s, s + len(v), "cli_password", text, "ldap-bind-password")
-    if "securestring" in low:
-        _argument_values(text, _PS_SECURE, 1, "password", spans, "powershell-securestring")
-    if "htpasswd" in text:
-        _argument_values(text, _CLI_HTPASSWD, 1, "cli_password", spans, "htpasswd-batch")
-    if "net user" in low:
-        _argument_values(text, _CLI_NETUSER, 2, "cli_password", spans, "net-user")
-    if "net use " in low:
-        _argument_values(text, _CLI_NETUSE, 1, "cli_password", spans, "net-use")
+                spans.add(s, s + len(v), "cli_password", text, "ldap-bind-password")
+
+
+def _argument_reader(rx, group: int, kind: str, rule: str):
+    """A reader that redacts group `group` of every match of `rx` (see _argument_values)."""
+    def read(text: str, low: str, spans: _Spans) -> None:
+        _argument_values(text, rx, group, kind, spans, rule)
+    return read
 
 
 def _argument_values(text: str, rx, group: int, kind: str, spans: _Spans, rule: str) -> None:
@@ -172,13 +180,15 @@ def _argument_values(text: str, rx, group: int, kind: str, spans: _Spans, rule: 
 
 
 # ---- cookies ----------------------------------------------------------------------------------
-_COOKIE_LINE = lazy(r"(?i)(?:set-)?cookie[\"']?\s*[:=]\s*|--cookie[ \t=]+|(?<![\w-])-b[ \t]+['\"]")
+# (read in the lower-cased text: a pattern that ignores case is tried at every position; this one
+# jumps from one "c" or "-" to the next. A "Set-Cookie:" header ends where its "cookie:" does.)
+_COOKIE_LINE = lazy(r"cookie[\"']?\s*[:=]\s*|--cookie[ \t=]+|-(?<![\w-]-)b[ \t]+['\"]")
 _COOKIE_PAIR = lazy(r"[ \t]*([A-Za-z0-9_.\-!#$%&*+^|~]{1,64})=([^;\s\"',]+)")
 _SESSIONISH = lazy(r"(?i)sess|sid$|^sid|token|auth|jwt|remember|login|csrf|xsrf|secret|ident|^_?sso|api_?key|credential|^__(?:secure|host)-")
 
 
 def _cookies(text: str, low: str, spans: _Spans) -> None:
-    for m in _COOKIE_LINE.finditer(text):
+    for m in _COOKIE_LINE.finditer(low):
         pos = m.end()
         for _ in range(50):
             pm = _COOKIE_PAIR.match(text, pos)
@@ -290,14 +300,15 @@ def _emails(text: str, low: str, spans: _Spans) -> None:
 # NetworkCredential("user", "pw"), requests' auth=("user", "pw"), HTTPBasicAuth, smtp.login(user, "pw")
 _CREDENTIAL_CALL = lazy(
     r"""(?:NetworkCredential\(|DirectoryEntry\(\s*"[^"\n]*",|(?:HTTP(?:Basic|Digest|Proxy)Auth|BasicAuth|DigestAuth|"""
-    r"""UsernamePasswordCredentials|PasswordAuthentication|\.login)\(|(?<![\w-])auth\s*=\s*[(\[])\s*"""
+    r"""UsernamePasswordCredentials|PasswordAuthentication|\.login)\(|auth(?<![\w-]auth)\s*=\s*[(\[])\s*"""
     r"""(?:"[^"\n]{0,100}"|'[^'\n]{0,100}'|[A-Za-z_][\w.]{0,60}(?:\[[^\]\n]{0,40}\])?)\s*,\s*"""
     r"""(["'])([^"'\n]{3,})\1(?=\s*[,)\].])""")
-_AUTH_ARG = lazy(r"(?<![\w-])auth\s*=\s*[(\[]")
+# (each opens with its literal and looks behind it after: the regex engine jumps from one "auth" to the next)
+_AUTH_ARG = lazy(r"auth(?<![\w-]auth)\s*=\s*[(\[]")
 
 
 def _credential_calls(text: str, low: str, spans: _Spans) -> None:
-    if "(" in text and (any(c in text for c in CREDENTIAL_CALLS) or ("auth" in text and _AUTH_ARG.search(text))):
+    if any(c in text for c in CREDENTIAL_CALLS) or _AUTH_ARG.search(text):
         for m in _CREDENTIAL_CALL.finditer(text):
             v = m.group(2)
             if _cli_value_ok(v) and v.lower() not in DEFAULT_PASSWORDS:

@@ -478,7 +478,9 @@ def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: 
 
 _IDENT_PARTS = lazy(r"[_.\-]")
 _IDENT_REVERSED = lazy(r"[\w.\-]*")  # \w is exactly str.isalnum() or "_"
-_TOKEN_RUN = lazy(r"[a-z0-9_\-.~+/]{20,}")  # in the lower-cased window
+# in the lower-cased window; with what is glued after it up to a blank or a quote ("…R6=gpg", "…R6>gpg"):
+# the bare value a label takes whole, which the next pass sees as a marker
+_TOKEN_RUN = lazy(r"""[a-z0-9_\-.~+/]{20,}[^\s"'`<]*""")
 _ASCII_DIGIT = lazy(r"[0-9]")
 
 
