@@ -6,7 +6,7 @@ from conftest import dump_brain
 
 from llm_secondbrain import SecondBrain
 
-SECRET = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+SECRET = "ghp_" + "Zq8xLm2pWvR4tY7uK1oN3bH6jD9fS0gA5cE2"
 
 
 def facts_json(run):

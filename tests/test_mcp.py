@@ -98,7 +98,7 @@ def test_recall_returns_cited_passages_as_text_and_structured(notes):
 
 
 def test_remember_then_recall_finds_the_fact(notes, run, brain_path):
-    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    secret = "ghp_" + "Zq8xLm2pWvR4tY7uK1oN3bH6jD9fS0gA5cE2"
 
     async def body(session):
         stored = await session.call_tool("remember", {
