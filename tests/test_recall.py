@@ -295,6 +295,21 @@ def test_tool_through_llm_echo(run, invoices):
     assert "exact-b.md:1" in result.stdout and "credit note" in result.stdout
 
 
+def test_the_tools_llm_sees_are_the_ones_it_would_make_from_the_functions():
+    """The tools are registered with their schemas written out (llm would build them with
+    pydantic on every prompt): the same name, description, schema and hash as llm's own."""
+    import llm
+
+    import llm_secondbrain
+
+    tools = llm.get_tools()
+    for function in (llm_secondbrain.brain_recall, llm_secondbrain.brain_remember):
+        made = llm.Tool.function(function)
+        made.plugin = tools[made.name].plugin
+        assert tools[made.name].input_schema == made.input_schema
+        assert tools[made.name].hash() == made.hash() and tools[made.name].implementation is function
+
+
 def test_tool_degrades_when_ollama_is_down(run, invoices, monkeypatch):
     monkeypatch.setenv("OLLAMA_URL", "http://127.0.0.1:9")
     call = json.dumps({"tool_calls": [{"name": "brain_recall", "arguments": {"query": "INV/2026/00037"}}]})
