@@ -7,7 +7,7 @@ import llm
 
 @llm.hookimpl
 def register_commands(cli):
-    from .faces.cli import brain
+    from .faces.group import brain  # its commands load when one runs
 
     cli.add_command(brain)
 
@@ -36,8 +36,19 @@ def brain_fragment(argument: str):
 
 @llm.hookimpl
 def register_tools(register):
-    register(brain_recall)
-    register(brain_remember)
+    # llm calls this hook on every prompt, tools asked for or not, and would build each bare
+    # function's input schema with pydantic (~5 ms a tool). Tools made here carry the schema
+    # written out: the same JSON that llm.Tool.function makes (tests/test_recall.py checks).
+    for function, schema in ((brain_recall, RECALL_SCHEMA), (brain_remember, REMEMBER_SCHEMA)):
+        register(llm.Tool(name=function.__name__, description=function.__doc__, input_schema=schema,
+                          implementation=function))
+
+
+RECALL_SCHEMA = {"properties": {"query": {"type": "string"}, "k": {"default": 5, "type": "integer"}},
+                 "required": ["query"], "type": "object"}
+REMEMBER_SCHEMA = {"properties": {"text": {"type": "string"}, "tags": {"default": "", "type": "string"},
+                                  "project": {"default": "", "type": "string"}},
+                   "required": ["text"], "type": "object"}
 
 
 def brain_recall(query: str, k: int = 5) -> str:

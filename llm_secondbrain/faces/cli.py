@@ -1,5 +1,6 @@
 """The `llm brain ...` commands: parse, call the façade, format. No storage or retrieval logic
-here; every failure a user can cause becomes one line on stderr and exit code 1 (`BrainGroup`)."""
+here; every failure a user can cause becomes one line on stderr and exit code 1 (the group's
+error boundary, group.py). This module loads only when a `brain` command runs."""
 from __future__ import annotations
 
 import contextlib
@@ -11,42 +12,7 @@ import click
 from .. import config
 from ..options import click_options, from_click
 from ..wording import plural
-
-
-class BrainGroup(click.Group):
-    """The group's one error boundary: expected failures are one line and exit 1, never a
-    traceback. ClickExceptions (usage errors, EmbedError) pass through as click shows them."""
-
-    def invoke(self, ctx: click.Context):
-        from ..ingest.sources import SourceError
-        from ..store import DB_ERRORS, BrainError
-
-        try:
-            return super().invoke(ctx)
-        except click.ClickException:
-            raise
-        except BrokenPipeError:
-            _quiet_after_broken_pipe()
-        except (BrainError, SourceError, ValueError) as e:
-            raise _fail(str(e)) from None
-        except DB_ERRORS as e:
-            raise _fail(f"brain database error: {e}") from None
-        except OSError as e:
-            raise _fail(f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")) from None
-
-
-def _quiet_after_broken_pipe() -> None:
-    """`llm brain recall ... | head`: the reader left, so stop without a word. Point stdout
-    at /dev/null so the interpreter's final flush does not complain either."""
-    import os
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(0)
-
-
-def _fail(message: str) -> click.ClickException:
-    return click.ClickException(message.splitlines()[0] if message else "failed")
+from .group import _fail, brain
 
 
 def db_option(fn):
@@ -91,15 +57,6 @@ def _human_size(n: int) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{n} B"
-
-
-@click.group(name="brain", cls=BrainGroup)
-def brain():
-    """A personal second brain: scrubbed notes, hybrid recall.
-
-    Ingest folders, files and standard input into one SQLite file, with every secret
-    redacted before it is stored, then recall by meaning or by exact token.
-    """
 
 
 @brain.command(name="path")
@@ -155,6 +112,8 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
     if explain and not as_json and result.mode == "hybrid":
         weights = ", ".join(f"{lane} {w:g}" for lane, w in result.weights.items())
         click.echo(f"[hybrid: {result.fusion} fusion; weights {weights} ({result.why})]")
+    if explain and not as_json and result.dense:
+        click.echo(f"[dense: {result.dense}]")
     if not result.relevant or not result.hits:
         if not as_json:  # --json: no lines is the answer, as before
             click.echo("nothing in the brain matches", err=True)

@@ -6,9 +6,11 @@ from RecallOptions, so it cannot drift from the CLI), `sources`, `stats` and, un
 read-only, `remember`.
 
 The server is long-lived, so it keeps its SecondBrain open and says so to the vector index
-(`vindex.keep_warm`): every query after the first is answered from memory. It still reads the
-SQLite file per query, and the in-memory vectors follow the brain's vectors version, so what
-another process (an ingest, an embed) committed meanwhile is in the next answer.
+(`vindex.keep_warm`): from the first query on it keeps the vectors' sign bits in memory (with
+NumPy, which the `mcp` extra installs; one copy per brain file, shared by the pool's
+connections) and a large brain's dense search starts there. It still reads the SQLite file per
+query, and the copy follows the brain's vectors version, so what another process (an ingest, an
+embed) committed meanwhile is in the next answer.
 
 It always answers, and one call never holds up the others. Each call runs in a worker thread
 on a connection of its own (a small pool: one SQLite connection is used by one thread at a

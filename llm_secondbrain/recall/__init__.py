@@ -34,7 +34,7 @@ Function words are dropped from the lexical query (`content_words`): in a small 
 
 The package, one job per module: query (what the query is, its code-like spans and identifiers),
 lanes (dense, lexical, literal; filters; documents), fusion (the rules, z-score, RRF, promotion,
-the per-note cap), floor (relevance), present (hits, snippets), vindex (the in-memory vectors),
+the per-note cap), floor (relevance), present (hits, snippets), vindex (the dense search: sign bits, exact scan),
 stale (hits whose file changed). `recall()` below drives them.
 """
 from __future__ import annotations
@@ -80,7 +80,7 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         weights, why = {**DEFAULT_WEIGHTS, "lexical": options.lexical_weight}, "weights given"
     else:
         weights, why = adaptive_weights(query)
-    lanes, used = _lanes(conn, query, options, query_vector, filters)
+    lanes, used, dense_how = _lanes(conn, query, options, query_vector, filters)
     ids = [cid for found in lanes.values() for cid, _ in found]
     if used in ("dense", "lexical"):
         scored = [(cid, {"score": score, "ranks": {used: r}, "contributions": {}})
@@ -101,7 +101,7 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         scored = promote(scored, holders, by_title=not is_natural(query))
     scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
     result = RecallResult(_hits(conn, scored[:options.k], query), used,
-                          relevant=relevant(conn, query, lanes, holders, filters))
+                          relevant=relevant(conn, query, lanes, holders, filters), dense=dense_how)
     result.scale = SCALES["rrf" if used == "hybrid" and options.fusion == "rrf" else used]
     if used == "hybrid":
         result.weights = weights

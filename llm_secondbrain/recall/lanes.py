@@ -6,7 +6,6 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable
 
 from ..options import RecallOptions
 from ..segment import title
@@ -150,42 +149,16 @@ def lexical(conn, query: str, pool: int, filters: Filters | None = None) -> list
 def dense(conn, vector: bytes, pool: int, filters: Filters | None = None,
           exact: bool = False) -> list[tuple[int, float]]:
     """KNN by L2 distance over unit vectors: (id, distance), nearest first."""
-    return _dense_plan(conn, vector, pool, filters, exact)[0]()
+    return _dense(conn, vector, pool, filters, exact).found
 
 
-def _dense_plan(conn, vector: bytes, pool: int, filters: Filters | None,
-                exact: bool) -> tuple[Callable[[], list[tuple[int, float]]], bool]:
-    """Do what dense retrieval needs from SQLite now; return the search itself, and whether it
-    runs without the connection (so the lexical lane can use it meanwhile).
+def _dense(conn, vector: bytes, pool: int, filters: Filters | None, exact: bool):
+    """The dense lane's search (vindex.nearest: the sign-bit index, or vec0's exact scan
+    when that is faster or asked for), with the filters inside the search itself."""
+    from .vindex import nearest
 
-    The fast path searches the process's in-memory index of the vectors (vindex); when that
-    is not built yet, the query scans vec0 exactly and the index is built in the background for
-    the next ones. `exact=True` always scans vec0. With filters the candidate ids go into the
-    search itself: vec0 applies other WHERE clauses after its top-k, which would silently
-    return fewer than k hits."""
-    if not exact:
-        from . import vindex
-
-        index = vindex.warm(conn, len(vector) // 4)
-        if index is not None:
-            allowed = None
-            if filters:
-                where, params = filters.sql("c")
-                allowed = vindex.ids_array(conn.execute(f"SELECT c.id FROM chunks c WHERE {where}", params))
-            import numpy as np
-
-            query = np.frombuffer(vector, np.float32)
-            return (lambda: index.search(query, pool, allowed)), True
-    if filters:
-        where, params = filters.sql("c")
-        sql = ("SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? "
-               f"AND rowid IN (SELECT c.id FROM chunks c WHERE {where}) ORDER BY distance")
-        args = [vector, pool, *params]
-    else:
-        sql = "SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance"
-        args = [vector, pool]
-    return (lambda: conn.execute(sql, args).fetchall()), False
-
+    where, params = filters.sql("c") if filters else ("", [])
+    return nearest(conn, vector, pool, where, params, exact=exact)
 
 
 def literal(conn, query: str, filters: Filters | None = None) -> dict[int, tuple[int, bool, int]]:
@@ -239,28 +212,24 @@ def documents(conn, ids) -> dict[int, tuple]:
 
 
 def _lanes(conn, query: str, options: RecallOptions, vector: bytes | None,
-           filters: Filters) -> tuple[dict[str, list[tuple[int, float]]], str]:
+           filters: Filters) -> tuple[dict[str, list[tuple[int, float]]], str, str | None]:
     """Each lane's (id, score) candidates, higher is better (dense: cosine; lexical: -bm25),
-    and the mode actually used. The lanes run one after the other: on real queries the
-    lexical lane takes a millisecond or two, too little to be worth a thread kept in the
-    caller's process. A dense search from the in-memory copy runs with BLAS bounded to one
-    thread for that call only (`vindex.one_blas_thread`), in every mode."""
+    the mode actually used, and how the dense lane searched (for --explain). The lanes run
+    one after the other: on real queries the lexical lane takes a millisecond or two, too
+    little to be worth a thread kept in the caller's process."""
     fetch = max(options.pool, options.k * options.per_note)
     lanes: dict[str, list[tuple[int, float]]] = {}
-    used = options.mode
+    used, how = options.mode, None
     if used in ("hybrid", "dense"):
         if vector is None:
             used = "lexical"
         else:
-            from .vindex import one_blas_thread
-
-            search, _ = _dense_plan(conn, vector, fetch, filters, options.exact)
-            with one_blas_thread():
-                found = search()
-            lanes["dense"] = [(cid, 1 - d * d / 2) for cid, d in found]  # cosine of unit vectors
+            found = _dense(conn, vector, fetch, filters, options.exact)
+            how = found.how
+            lanes["dense"] = [(cid, 1 - d * d / 2) for cid, d in found.found]  # cosine of unit vectors
     if used in ("hybrid", "lexical"):
         lanes["lexical"] = [(cid, -score) for cid, score in lexical(conn, query, fetch, filters)]
         if used == "hybrid" and not lanes["lexical"]:
             used = "dense"  # no lexical match: dense alone
             del lanes["lexical"]
-    return lanes, used
+    return lanes, used, how

@@ -73,6 +73,7 @@ class RecallResult:
     relevant: bool = True  # False: no hit clears the relevance floor ("nothing matches")
     scale: str = ""  # what the scores are: SCALES[...]
     stale: set[int] = field(default_factory=set)  # hits whose file changed since it was ingested
+    dense: str | None = None  # how the dense lane searched, and why that way (vindex.Dense.how)
 
 
 
