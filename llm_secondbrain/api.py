@@ -239,9 +239,15 @@ class SecondBrain:
         """Like `recall`, returning a RecallResult: the hits, the mode actually used and, when
         dense retrieval was unavailable, one-line notes saying why (it never raises for that:
         it answers lexically). Hits whose file changed or vanished since it was ingested are
-        in `stale`, with a note; `fresh=True` re-ingests those files and recalls again."""
-        from .recall import recall
-        from .recall.stale import stale_hits, stale_note
+        in `stale`, with a note; `fresh=True` re-ingests those files and recalls again.
+
+        A time phrase in the query ("last week", "in March", "since May": recall.when) is a
+        date window in the user's time zone, searched with the phrase taken out
+        (`result.when`), unless the options give since/until (the phrase is then a word of
+        the query) or no_dates. When nothing in the window clears the relevance floor the
+        phrase may have been content ("the March madness note"): the whole query is searched
+        over every date, and `result.when.fallback` and a note say so."""
+        import dataclasses
 
         if not query.strip():
             raise ValueError("the query is empty: say what to look for")
@@ -249,6 +255,31 @@ class SecondBrain:
             options = RecallOptions.build(**{**_as_dict(options), **kwargs})
         options = options or RecallOptions()
         self._check_project(options.project)
+        when = None
+        if not (options.no_dates or options.since or options.until):
+            from .recall.when import find
+
+            when = find(query)
+        if when is None:
+            return self._search(query, options, fresh)
+        from .recall.query import STOPWORDS, _WORD
+
+        asked = any(w.lower() not in STOPWORDS for w in _WORD.findall(when.rest))
+        result = self._search(when.rest or query, options.replace(since=when.since, until=when.until), fresh)
+        if not asked:  # "what did I do yesterday": the window is the question
+            result.relevant = bool(result.hits)
+        if result.relevant and result.hits:
+            result.when = when
+            return result
+        result = self._search(query, options, fresh)
+        result.when = dataclasses.replace(when, fallback=True)
+        result.notes.append(f"nothing dated {when.phrase} ({when.shown}) matches: searched every date")
+        return result
+
+    def _search(self, query: str, options: RecallOptions, fresh: bool) -> RecallResult:
+        from .recall import recall
+        from .recall.stale import stale_hits, stale_note
+
         vector, notes = (None, [])
         if options.mode != "lexical":
             vector, notes = self.query_vector(query)

@@ -46,6 +46,8 @@ class RecallOptions:
     since: str | None = _opt(None, "Only chunks dated on or after this date (2026-03-01, "
                                    "2026-03-01T14:30, 7d, yesterday; bare dates in your time zone)")
     until: str | None = _opt(None, "Only chunks dated on or before this date (same forms as --since)")
+    no_dates: bool = _opt(False, "Read no time phrase in the query (last week, in March) as a date "
+                                 "window; --since/--until do the same")
     per_note: int = _opt(DEFAULT_PER_NOTE, "At most this many chunks of one note",
                          flags=("--per-note",), minimum=1)
     pool: int = _opt(DEFAULT_POOL, "Candidates taken from each lane before fusion",

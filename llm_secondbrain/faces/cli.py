@@ -144,6 +144,12 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
         llm brain recall "what did we decide about invoicing?"
         llm brain recall INV/2026/00037 --json
         llm brain recall "backup schedule" --project ops --since 30d -n 5
+        llm brain recall "what did I decide last week about the boiler" --explain
+
+    A time phrase in the query (yesterday, last week, this month, in March 2026, since May,
+    before 2025, two weeks ago) limits the search to those dates in your time zone and is
+    taken out of the query; when nothing dated then matches, every date is searched.
+    --since/--until (the phrase then stays a word of the query) and --no-dates turn it off.
     """
     if values.get("path"):
         values["path"] = _path_filter(values["path"])
@@ -152,6 +158,8 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
         result = sb.search(" ".join(query), options, fresh=fresh)
     for note in result.notes:
         click.echo(note, err=True)
+    if explain and not as_json and result.when:
+        click.echo(_when_line(result.when))
     if explain and not as_json and result.mode == "hybrid":
         weights = ", ".join(f"{lane} {w:g}" for lane, w in result.weights.items())
         click.echo(f"[hybrid: {result.fusion} fusion; weights {weights} ({result.why})]")
@@ -162,7 +170,8 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
     for rank, hit in enumerate(result.hits, start=1):
         if as_json:
             click.echo(json.dumps({"rank": rank, "mode": result.mode, "scale": result.scale,
-                                   **hit.as_dict(), "stale": hit.id in result.stale}))
+                                   **hit.as_dict(), "stale": hit.id in result.stale,
+                                   "when": result.when.as_dict() if result.when else None}))
             continue
         click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}  [{hit.project}]")
         click.echo(f"    {hit.snippet}")
@@ -170,6 +179,13 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
             parts = [f"{lane} #{r}" + (f" +{hit.contributions[lane]:.4f}" if lane in hit.contributions else "")
                      for lane, r in sorted(hit.ranks.items())]
             click.echo(f"    [{result.mode}] " + ", ".join(parts))
+
+
+def _when_line(when) -> str:
+    """--explain's account of the time phrase read from the query."""
+    if when.fallback:
+        return f"[time: {when.phrase!r} = {when.shown} (your time zone): nothing there matched, searched every date]"
+    return f"[time: {when.phrase!r} = {when.shown} (your time zone); searched for {when.rest!r}]"
 
 
 @brain.command(name="ingest")

@@ -225,7 +225,9 @@ class BrainServer:
         text = context_text(result, brain.settings.fragment_chars)
         if result.notes:
             text = "\n".join(f"({note})" for note in result.notes) + "\n\n" + text
-        return _ok(text, {"query": scrub(query), "mode": result.mode, "notes": result.notes, "hits": hits})
+        return _ok(text, {"query": scrub(query), "mode": result.mode, "notes": result.notes, "hits": hits,
+                          "when": {**result.when.as_dict(), "searched": scrub(result.when.rest)}
+                          if result.when else None})
 
     def sources(self, project: str | None = None) -> Callable[[SecondBrain], types.CallToolResult]:
         return lambda brain: self._sources(brain, project)

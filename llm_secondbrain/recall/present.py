@@ -73,6 +73,7 @@ class RecallResult:
     relevant: bool = True  # False: no hit clears the relevance floor ("nothing matches")
     scale: str = ""  # what the scores are: SCALES[...]
     stale: set[int] = field(default_factory=set)  # hits whose file changed since it was ingested
+    when: object | None = None  # recall.when.When: the time phrase read from the query, if any
 
 
 
