@@ -51,16 +51,18 @@ def brain_recall(query: str, k: int = 5) -> str:
     return tool(query, k)
 
 
-def brain_remember(text: str, tags: str = "", project: str = "",
+def brain_remember(text: str, tags: str = "", project: str = "", supersedes: int = 0,
                    llm_tool_call: llm.ToolCall | None = None) -> str:
     """Save a fact to the user's personal second brain so it can be recalled later (with
     brain_recall, cited as fact:<id>). Use it when the user asks you to remember something,
     or states a lasting fact, preference or decision worth keeping. Give one self-contained
     statement; tags is an optional comma-separated list, project an optional project name.
+    When the fact replaces one recalled earlier (a changed interval, a new address), give
+    that fact's id as supersedes (fact:3 -> 3): the old one is then hidden from recall.
     Secrets are redacted before anything is stored."""
     from .faces.fragment import remember
 
-    return remember(text, tags, project, getattr(llm_tool_call, "tool_call_id", None))
+    return remember(text, tags, project, getattr(llm_tool_call, "tool_call_id", None), supersedes)
 
 
 def __getattr__(name: str):

@@ -177,17 +177,20 @@ class SecondBrain:
         return upkeep.forget(self.brain, self.settings, paths=paths, project=project, source=source)
 
     def remember(self, text: str, tags: Iterable[str] = (), project: str | None = None,
-                 origin: str | None = "api", turn: str | None = None, *, embed: bool = True):
+                 origin: str | None = "api", turn: str | None = None, *, embed: bool = True,
+                 supersedes: int | None = None):
         """Store `text` as a fact (scrubbed first; the same fact twice is stored once) that
         recall finds and cites as `fact:<id>`; returns the facts.Fact. It is embedded at once
         when the embedding server answers, else it waits in the backlog (`fact.embedding`
-        says which) and is found by its words meanwhile."""
+        says which) and is found by its words meanwhile. `supersedes=ID` marks the fact of
+        that id as replaced by this one: recall leaves it out unless asked for `history`, and
+        forgetting this fact makes it current again."""
         from . import facts
         from .ingest import Gate
 
         settings = self.model_settings()
         fact = facts.remember(self.brain, Gate(settings), text, max_chars=settings.max_chars, tags=tags,
-                              project=project, origin=origin, turn=turn)
+                              project=project, origin=origin, turn=turn, supersedes=supersedes)
         if embed:
             fact.embedding = self.embed_pending_quietly()
         return fact

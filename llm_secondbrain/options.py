@@ -48,6 +48,8 @@ class RecallOptions:
     until: str | None = _opt(None, "Only chunks dated on or before this date (same forms as --since)")
     no_dates: bool = _opt(False, "Read no time phrase in the query (last week, in March) as a date "
                                  "window; --since/--until do the same")
+    history: bool = _opt(False, "Also show remembered facts a newer fact superseded (after the current "
+                                "ones, each with its dates)")
     per_note: int = _opt(DEFAULT_PER_NOTE, "At most this many chunks of one note",
                          flags=("--per-note",), minimum=1)
     pool: int = _opt(DEFAULT_POOL, "Candidates taken from each lane before fusion",

@@ -175,6 +175,8 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
             continue
         click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}  [{hit.project}]")
         click.echo(f"    {hit.snippet}")
+        if hit.superseded_by:
+            click.echo(f"    (remembered {hit.ts}; superseded by {hit.superseded_by} on {hit.superseded})")
         if explain:
             parts = [f"{lane} #{r}" + (f" +{hit.contributions[lane]:.4f}" if lane in hit.contributions else "")
                      for lane, r in sorted(hit.ranks.items())]
@@ -526,18 +528,26 @@ def _path_filter(value: str) -> str:
 @click.argument("text", nargs=-1, required=True)
 @click.option("--tag", "tags", multiple=True, help="A tag for the fact (repeatable)")
 @click.option("--project", help="Project stored with the fact")
+@click.option("--supersedes", type=click.IntRange(min=1), metavar="ID",
+              help="This fact replaces fact ID: recall shows the older one only with --history")
 @json_option
 @db_option
-def remember_cmd(text, tags, project, as_json, db_path):
+def remember_cmd(text, tags, project, supersedes, as_json, db_path):
     """Remember TEXT as a fact (or - to read it from standard input).
 
     The fact is scrubbed like everything else, stored once however often it is remembered,
     found by recall and cited as fact:<id>. Without Ollama it is stored all the same and
-    embedded later (llm brain embed).
+    embedded later (llm brain embed). With --supersedes ID the older fact stays, marked as
+    replaced: recall leaves it out unless asked (--history); forgetting the newer fact
+    makes it current again.
+
+    \b
+    Example:
+        llm brain remember "the boiler service interval is now 18 months" --supersedes 3
     """
     body = sys.stdin.read() if text == ("-",) else " ".join(text)
     with _open(db_path, create=True) as sb:
-        fact = sb.remember(body, tags=tags, project=project, origin="cli")
+        fact = sb.remember(body, tags=tags, project=project, origin="cli", supersedes=supersedes)
     embedding = fact.embedding or {}
     if embedding.get("error"):
         click.echo(f"embedding pending ({embedding['error'].rstrip('.')}); "
@@ -545,7 +555,8 @@ def remember_cmd(text, tags, project, as_json, db_path):
     if as_json:
         click.echo(json.dumps(fact.as_dict()))
     else:
-        click.echo(f"{'remembered' if fact.stored else 'already remembered'}: {fact.citation}")
+        click.echo(f"{'remembered' if fact.stored else 'already remembered'}: {fact.citation}"
+                   + (f" (supersedes fact:{fact.supersedes})" if fact.supersedes else ""))
 
 
 @brain.command(name="facts")
@@ -561,7 +572,8 @@ def facts_cmd(as_json, db_path):
             continue
         tags = f"  #{' #'.join(fact.tags)}" if fact.tags else ""
         project = f"  [{fact.project}]" if fact.project else ""
-        click.echo(f"{fact.citation}  {fact.created}{project}{tags}")
+        replaced = f"  (superseded by fact:{fact.superseded_by} on {fact.superseded})" if fact.superseded_by else ""
+        click.echo(f"{fact.citation}  {fact.created}{project}{tags}{replaced}")
         click.echo(f"    {' '.join(fact.text.split())}")
     if not rows and not as_json:
         click.echo("no facts remembered yet", err=True)

@@ -55,13 +55,15 @@ def tool(query: str, k: int = 5) -> str:
     return context_text(result, settings.fragment_chars)
 
 
-def remember(text: str, tags: str = "", project: str = "", turn: str | None = None) -> str:
+def remember(text: str, tags: str = "", project: str = "", turn: str | None = None,
+             supersedes: int | None = None) -> str:
     """The brain_remember tool: store a fact; the answer tells the model how it is cited."""
     with SecondBrain.open(create=True, settings=config.load()) as brain:
         fact = brain.remember(text, tags=[tags] if tags else [], project=project or None,
-                              origin="llm:brain_remember", turn=turn)
+                              origin="llm:brain_remember", turn=turn, supersedes=supersedes or None)
     error = (fact.embedding or {}).get("error")
     if error:
         _note(f"fact stored, embedding pending ({error.rstrip('.')}); run: llm brain embed")
     said = "Remembered" if fact.stored else "Already remembered"
-    return f"{said} as {fact.citation}: {fact.text}"
+    replaced = f" (it supersedes fact:{fact.supersedes})" if fact.supersedes else ""
+    return f"{said} as {fact.citation}{replaced}: {fact.text}"

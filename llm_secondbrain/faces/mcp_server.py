@@ -98,6 +98,9 @@ REMEMBER = types.Tool(
         "text": {"type": "string", "minLength": 1, "description": "The fact, as one statement"},
         "tags": {"type": "array", "items": {"type": "string"}, "description": "Optional tags"},
         "project": {"type": "string", "description": "Optional project name"},
+        "supersedes": {"type": "integer", "minimum": 1, "description": (
+            "The id of an older fact this one replaces (fact:3 -> 3): recall then hides the "
+            "older one unless history is asked for")},
     }, "required": ["text"], "additionalProperties": False},
     annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                       idempotent_hint=True, open_world_hint=False),
@@ -220,7 +223,8 @@ class BrainServer:
     def _recall(self, brain: SecondBrain, query: str, opts: options.RecallOptions) -> types.CallToolResult:
         result = brain.search(query, opts)
         hits = [{"rank": rank, "citation": h.citation, "score": h.score, "project": h.project,
-                 "source": h.source, "ts": h.ts, "text": h.text}
+                 "source": h.source, "ts": h.ts, "text": h.text,
+                 **({"superseded_by": h.superseded_by, "superseded": h.superseded} if h.superseded_by else {})}
                 for rank, h in enumerate(result.hits, start=1)]
         text = context_text(result, brain.settings.fragment_chars)
         if result.notes:
@@ -247,13 +251,16 @@ class BrainServer:
         return _ok(json.dumps(stats, indent=2), stats)
 
     def remember(self, text: str, tags: list[str] = (), project: str | None = None,
-                 origin: str = "mcp") -> Callable[[SecondBrain], types.CallToolResult]:
-        return lambda brain: self._remember(brain, text, tags, project, origin)
+                 supersedes: int | None = None, origin: str = "mcp") -> Callable[[SecondBrain], types.CallToolResult]:
+        return lambda brain: self._remember(brain, text, tags, project, origin, supersedes)
 
     @staticmethod
-    def _remember(brain: SecondBrain, text: str, tags, project, origin: str) -> types.CallToolResult:
-        fact = brain.remember(text, tags=tags, project=project, origin=origin)
+    def _remember(brain: SecondBrain, text: str, tags, project, origin: str,
+                  supersedes: int | None = None) -> types.CallToolResult:
+        fact = brain.remember(text, tags=tags, project=project, origin=origin, supersedes=supersedes)
         said = "Remembered" if fact.stored else "Already remembered"
+        if fact.supersedes:
+            said += f" (superseding fact:{fact.supersedes})"
         note = ""
         if (fact.embedding or {}).get("error"):
             note = " (found by its words until the embedding server answers)"

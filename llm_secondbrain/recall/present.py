@@ -35,6 +35,8 @@ class Hit:
     meta: dict | None = None  # what the format knows: page, chapter, message id, heading
     snippet: str = ""  # the part of the chunk that matched: the literal token's line, or the best line
     match_line: int | None = None  # the line of the file that snippet is on
+    superseded_by: str | None = None  # a remembered fact a newer one replaced: its citation (history)
+    superseded: str | None = None  # ... and when
 
     @property
     def citation(self) -> str:
@@ -58,7 +60,8 @@ class Hit:
             "match_line": self.match_line, "citation": self.citation, "project": self.project,
             "source": self.source, "ts": self.ts, "score": self.score, "ranks": self.ranks,
             "contributions": self.contributions, "meta": self.meta, "snippet": self.snippet,
-            "text": self.text,
+            "text": self.text, **({"superseded_by": self.superseded_by, "superseded": self.superseded}
+                                  if self.superseded_by else {}),
         }
 
 
