@@ -344,28 +344,10 @@ def _as_dict(options: RecallOptions | None) -> dict:
 
 
 def context_text(result: RecallResult, budget: int) -> str:
-    """Hits as plain text for a model: each with its citation inside the text, since `llm`
-    never shows a fragment's or tool's source to the model. Stops at `budget` characters."""
-    if not result.hits:
-        return "The second brain holds nothing that matches."
-    parts: list[str] = []
-    used = 0
-    if result.stale:
-        from .recall.stale import stale_note
+    """Hits as text for a model: quoted as data in a fence the passages cannot close, each
+    with its citation (`llm` never shows a fragment's or tool's source to the model), kind,
+    date and a mark where it reads as instructions (recall.wrap). At most `budget` characters
+    of passages."""
+    from .recall.wrap import wrap
 
-        files = {hit.path for hit in result.hits if hit.id in result.stale}
-        warning = f"Warning: {stale_note(len(files))}; passages marked (changed) may no longer be in the file."
-        parts.append(warning)
-        used += len(warning) + 2
-    for rank, hit in enumerate(result.hits, start=1):
-        header = f"[{rank}] {hit.citation}" + (f" (project {hit.project})" if hit.project else "")
-        if hit.id in result.stale:
-            header += " (changed)"
-        room = budget - used - len(header) - 2
-        if room < 80:
-            break
-        body = hit.text if len(hit.text) <= room else hit.text[: room - 1] + "…"
-        block = f"{header}\n{body}"
-        parts.append(block)
-        used += len(block) + 2
-    return "\n\n".join(parts)
+    return wrap(result, budget)

@@ -177,6 +177,8 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
         click.echo(f"    {hit.snippet}")
         if hit.superseded_by:
             click.echo(f"    (remembered {hit.ts}; superseded by {hit.superseded_by} on {hit.superseded})")
+        if hit.flags:
+            click.echo(f"    (reads like instructions to a model: {', '.join(hit.flags)}; marked so for models)")
         if explain:
             parts = [f"{lane} #{r}" + (f" +{hit.contributions[lane]:.4f}" if lane in hit.contributions else "")
                      for lane, r in sorted(hit.ranks.items())]

@@ -42,6 +42,8 @@ from __future__ import annotations
 from ..facts import superseded_chunks
 from ..options import RecallOptions
 from .floor import DENSE_FLOOR, relevant
+from .inject import flags as instruction_flags
+from .kind import kinds as kind_of_chunks
 from .fusion import (
     CLAIM_LEXICAL_WEIGHT, CODE_LEXICAL_WEIGHT, DEFAULT_WEIGHTS, FUSION_RULES, LITERAL_BONUS,
     PROSE_LEXICAL_WEIGHT, QUESTION_LEXICAL_WEIGHT, adaptive_weights, per_note, promote, rrf, zscore,
@@ -110,7 +112,9 @@ def recall(conn, query: str, options: RecallOptions | None = None,
     scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
     result = RecallResult(_hits(conn, scored[:options.k], query), used,
                           relevant=relevant(conn, query, lanes, holders, filters))
+    kinds = kind_of_chunks(conn, [hit.id for hit in result.hits])
     for hit in result.hits:
+        hit.kind, hit.flags = kinds.get(hit.id), instruction_flags(hit.text)
         if hit.id in replaced:
             newer, when = replaced[hit.id]
             hit.superseded_by, hit.superseded = f"fact:{newer}", when

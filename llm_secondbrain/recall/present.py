@@ -37,6 +37,8 @@ class Hit:
     match_line: int | None = None  # the line of the file that snippet is on
     superseded_by: str | None = None  # a remembered fact a newer one replaced: its citation (history)
     superseded: str | None = None  # ... and when
+    kind: str | None = None  # recall.kind: note, document, email, webpage, conversation, fact
+    flags: list[str] = field(default_factory=list)  # recall.inject: why it reads as instructions to a model
 
     @property
     def citation(self) -> str:
@@ -60,7 +62,7 @@ class Hit:
             "match_line": self.match_line, "citation": self.citation, "project": self.project,
             "source": self.source, "ts": self.ts, "score": self.score, "ranks": self.ranks,
             "contributions": self.contributions, "meta": self.meta, "snippet": self.snippet,
-            "text": self.text, **({"superseded_by": self.superseded_by, "superseded": self.superseded}
+            "text": self.text, "kind": self.kind, "flags": self.flags, **({"superseded_by": self.superseded_by, "superseded": self.superseded}
                                   if self.superseded_by else {}),
         }
 
