@@ -583,22 +583,50 @@ def facts_cmd(as_json, db_path):
 
 @brain.command(name="mcp")
 @click.option("--read-only", is_flag=True, help="Offer recall, sources and stats only (no remember)")
+@click.option("--http", "address", metavar="[HOST:]PORT",
+              help="Serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1)")
+@click.option("--allow-remote", is_flag=True,
+              help="With --http: allow a non-loopback HOST (needs SECONDBRAIN_MCP_TOKEN)")
+@click.option("--allow-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="With --http: another Host (and Origin) name clients may use (repeatable)")
 @db_option
-def mcp_cmd(read_only, db_path):
-    """Run an MCP server on standard input and output, for agents outside llm.
+def mcp_cmd(read_only, address, allow_remote, allowed_hosts, db_path):
+    """Run an MCP server for agents outside llm: on standard input and output, or with
+    --http over Streamable HTTP, one warm brain for every agent on the machine.
 
     Tools: recall, sources, stats and (unless --read-only) remember. Configure your MCP
-    client to start: llm brain mcp (optionally with --db PATH). Needs the mcp extra:
-    llm install 'llm-secondbrain[mcp]'.
+    client to start: llm brain mcp (optionally with --db PATH), or point it at
+    http://127.0.0.1:PORT/mcp. Over HTTP the Host and Origin headers are checked (a web page
+    cannot call it), SECONDBRAIN_MCP_TOKEN makes every request carry that bearer token, and
+    an address other machines reach needs --allow-remote and the token. Needs the mcp
+    extra: llm install 'llm-secondbrain[mcp]'.
+
+    \b
+    Examples:
+        llm brain mcp
+        llm brain mcp --http 8765
     """
+    if (allow_remote or allowed_hosts) and not address:
+        raise _fail("--allow-remote and --allow-host go with --http")
     try:
         from .mcp_server import serve
+        if address:
+            from .mcp_http import serve_http
     except ModuleNotFoundError as e:
-        if (e.name or "").split(".")[0] not in ("mcp", "jsonschema"):
+        if (e.name or "").split(".")[0] not in ("mcp", "jsonschema", "uvicorn", "starlette"):
             raise
         raise _fail("llm brain mcp needs the mcp extra: llm install 'llm-secondbrain[mcp]'") from None
+    if address:
+        from .mcp_http import check, parse_address, TOKEN_VAR
+        import os
+
+        host, _ = parse_address(address)  # refused before the brain is opened
+        check(host, allow_remote=allow_remote, token=os.environ.get(TOKEN_VAR))
     with _open(db_path, create=not read_only) as sb:
-        serve(sb, read_only=read_only)
+        if address:
+            serve_http(sb, address, read_only=read_only, allow_remote=allow_remote, allowed_hosts=allowed_hosts)
+        else:
+            serve(sb, read_only=read_only)
 
 
 @brain.command(name="update")

@@ -288,14 +288,19 @@ def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
-def serve(brain: SecondBrain, *, read_only: bool = False) -> None:
-    """Answer MCP requests on stdin/stdout until the client closes them."""
+def make_server(tools: BrainServer) -> Server:
+    """The MCP server offering `tools` (the stdio and the HTTP transport serve the same one)."""
     from importlib.metadata import version
 
+    return Server("llm-secondbrain", version=version("llm-secondbrain"), instructions=INSTRUCTIONS,
+                  on_list_tools=tools.list_tools, on_call_tool=tools.call_tool)
+
+
+def serve(brain: SecondBrain, *, read_only: bool = False) -> None:
+    """Answer MCP requests on stdin/stdout until the client closes them."""
     vindex.keep_warm()
     tools = BrainServer(brain, read_only=read_only)
-    server = Server("llm-secondbrain", version=version("llm-secondbrain"), instructions=INSTRUCTIONS,
-                    on_list_tools=tools.list_tools, on_call_tool=tools.call_tool)
+    server = make_server(tools)
 
     async def main() -> None:
         replies, unanswered = anyio.create_memory_object_stream[types.JSONRPCError](64)
