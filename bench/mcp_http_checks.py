@@ -63,7 +63,8 @@ def main() -> None:
             ("Origin: http://evil.example", {"Origin": "http://evil.example"}),
             ("Origin: http://localhost.evil.example", {"Origin": "http://localhost.evil.example"}),
             ("Origin: null (a sandboxed page)", {"Origin": "null"}),
-            ("Origin: http://localhost:3000", {"Origin": "http://localhost:3000"}),
+            ("Origin: http://localhost:3000 (another local server's page)", {"Origin": "http://localhost:3000"}),
+            ("Origin: the server's own", {"Origin": f"http://127.0.0.1:{port}"}),
         ]
         if token:
             cases += [("no token", {"Authorization": ""}), ("a wrong token", {"Authorization": "Bearer nope"})]

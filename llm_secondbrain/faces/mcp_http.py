@@ -7,7 +7,8 @@ What a server on a port must add to what the stdio server guarantees:
   `--allow-remote`, which also requires a token (fail closed: a brain is private data);
 - it checks `Host` and `Origin` (the SDK's DNS-rebinding protection, on for every bind): a web
   page whose name was made to resolve to 127.0.0.1 sends its own name as Host (421) and its
-  own origin (403), so it cannot call the tools from the user's browser;
+  own origin (403), so it cannot call the tools from the user's browser; an Origin must be
+  the server's own, so a page on another local port cannot either;
 - with SECONDBRAIN_MCP_TOKEN set, every request must carry `Authorization: Bearer <token>`
   (401 otherwise), compared in constant time.
 The tools, their argument checks, the query limit, the per-call timeout and the connection
@@ -58,17 +59,18 @@ def is_loopback(host: str) -> bool:
     return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
 
 
-def security(host: str, allowed_hosts: tuple[str, ...]) -> TransportSecuritySettings:
+def security(host: str, port: int, allowed_hosts: tuple[str, ...]) -> TransportSecuritySettings:
     """Host and Origin allowed: this machine's loopback names, and with --allow-remote the
-    address bound and the names given with --allow-host."""
+    address bound and the names given with --allow-host. An Origin must be this server's own
+    (a page on another local port, another dev server, is refused too); MCP clients that are
+    not browsers send none."""
     names = list(LOOPBACK_NAMES)
     if not is_loopback(host) and host not in ("0.0.0.0", "::"):
         names.append(f"[{host}]" if ":" in host else host)
     names += [f"[{h}]" if ":" in h and not h.startswith("[") else h for h in allowed_hosts]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=[f"{n}:*" for n in names] + names,
-        allowed_origins=[f"{scheme}://{n}{port}" for n in names for scheme in ("http", "https")
-                         for port in (":*", "")])
+        allowed_origins=[f"{scheme}://{n}:{port}" for n in names for scheme in ("http", "https")])
 
 
 class BearerToken:
@@ -121,12 +123,12 @@ def serve_http(brain: SecondBrain, address: str, *, read_only: bool = False, all
         raise ValueError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
     vindex.keep_warm()
     tools = BrainServer(brain, read_only=read_only)
+    bound = sock.getsockname()[1]
     app = make_server(tools).streamable_http_app(
-        streamable_http_path=PATH, host=host, transport_security=security(host, allowed_hosts),
+        streamable_http_path=PATH, host=host, transport_security=security(host, bound, allowed_hosts),
         max_request_body_size=MAX_BODY)
     if token:
         app = BearerToken(app, token)
-    bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"serving MCP on http://{shown}:{bound}{PATH}" + (" (bearer token required)" if token else "")
           + " - Ctrl-C to stop", file=sys.stderr, flush=True)
