@@ -147,6 +147,8 @@ def _month(month: int, year: int | None, today: date, *, strictly_past: bool = F
 
 # -- the grammar, built from a Lexicon ----------------------------------------------------------
 
+NEAR = 40  # characters before a period read for its relation word ("between the", "prior to")
+
 def _alt(words) -> str:
     return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True))
 
@@ -181,12 +183,13 @@ class Grammar:
 
     def find(self, query: str, now: datetime) -> When | None:
         """The time phrase of `query`, if it holds one (the first; a range takes two)."""
-        today = now.date()
-        for start, end, period in self._periods(query, now):
+        periods = list(self._periods(query, now))
+        starts = {start: (end, period) for start, end, period in periods}
+        for start, end, period in periods:
             relation, said, rel_start = self._relation(query[:start])
             since, until = period
             if relation == "between":
-                tail = self._range_end(query, end, now)
+                tail = self._range_end(query, end, starts)
                 if tail is not None:
                     end, until = tail
                 elif said not in self.lex.inside:  # "between March" alone: not a range
@@ -202,7 +205,7 @@ class Grammar:
             phrase = query[rel_start:end]
             rest = _tidy(query[:rel_start] + " " + query[end:])
             return When(phrase=" ".join(phrase.split()), since=_utc(since), until=_utc(until),
-                        rest=rest, shown=_shown(since, until, today))
+                        rest=rest, shown=_shown(since, until))
         return None
 
     def _periods(self, query: str, now: datetime):
@@ -223,23 +226,24 @@ class Grammar:
             yield start, end, period
 
     def _relation(self, head: str) -> tuple[str | None, str, int]:
-        """The relation word `head` ends with (its kind, the word, where it starts)."""
-        m = self.relation.search(head)
+        """The relation word `head` ends with (its kind, the word, where it starts). Only the
+        end of `head` is read, so a long query costs no more per period."""
+        offset = max(0, len(head) - NEAR)
+        m = self.relation.search(head[offset:])
         if not m:
             return None, "", len(head)
         said = " ".join(m.group("word").lower().split())
         kind = next(name for name in ("between", "since", "after", "before", "until", "inside")
                     if said in self.relations[name])
-        return kind, said, m.start()
+        return kind, said, offset + m.start()
 
-    def _range_end(self, query: str, at: int, now: datetime):
-        m = self.range_and.match(query[at:])
-        if not m:
+    def _range_end(self, query: str, at: int, starts: dict) -> tuple[int, datetime] | None:
+        """The far end of a range that a period ending at `at` opens ("... and May")."""
+        m = self.range_and.match(query[at:at + NEAR])
+        if not m or at + m.end() not in starts:
             return None
-        for start, end, period in self._periods(query, now):
-            if start == at + m.end():
-                return end, period[1]
-        return None
+        end, period = starts[at + m.end()]
+        return end, period[1]
 
     def _period(self, name: str, m: re.Match, query: str, now: datetime) -> Period | None:
         lex, today = self.lex, now.date()
@@ -292,8 +296,8 @@ class Grammar:
     def _after_relation(self, query: str, start: int) -> bool:
         """Is the word at `start` after a relation word, or the far end of a range ("between
         2024 and 2025")?"""
-        head = query[:start]
-        if self.relation.search(head):
+        head = query[max(0, start - 2 * NEAR):start]
+        if self.relation.search(head[-NEAR:]):
             return True
         return bool(re.search(rf"(?:{_alt(self.lex.range_and)})\s+$", head, re.I)
                     and re.search(rf"(?<!\w)(?:{_alt(self.lex.between)})\s", head, re.I))
@@ -322,7 +326,7 @@ def _utc(moment: datetime | None) -> str | None:
     return None if moment is None else moment.astimezone(timezone.utc).isoformat(timespec="seconds")
 
 
-def _shown(since: datetime | None, until: datetime | None, today: date) -> str:
+def _shown(since: datetime | None, until: datetime | None) -> str:
     first = since.date().isoformat() if since else "the beginning"
     last = (until - timedelta(seconds=1)).date().isoformat() if until else "now"
     return f"{first} to {last}" if first != last else first
