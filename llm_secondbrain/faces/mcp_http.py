@@ -132,7 +132,9 @@ def serve_http(brain: SecondBrain, address: str, *, read_only: bool = False, all
     shown = f"[{host}]" if ":" in host else host
     print(f"serving MCP on http://{shown}:{bound}{PATH}" + (" (bearer token required)" if token else "")
           + " - Ctrl-C to stop", file=sys.stderr, flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on"))
+    # an agent's open event stream must not keep Ctrl-C waiting
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                                           timeout_graceful_shutdown=2))
     try:
         server.run(sockets=[sock])
     finally:
