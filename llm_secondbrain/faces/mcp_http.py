@@ -118,6 +118,7 @@ def serve_http(brain: SecondBrain, address: str, *, read_only: bool = False, all
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)  # a client that connects before the server is up waits in the backlog
     except OSError as e:
         sock.close()
         raise ValueError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None
