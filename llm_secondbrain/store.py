@@ -310,9 +310,19 @@ def _m9_vector_sign_bits(db: sqlite_utils.Database) -> None:
                    (BITS_VERSION, version[0] if version else "0"))
 
 
+def _m10_superseded_facts(db: sqlite_utils.Database) -> None:
+    """`facts.superseded_by`: the newer fact that replaced this one (`remember --supersedes`),
+    and `facts.superseded`, when; recall hides a superseded fact unless asked for history."""
+    columns = db["facts"].columns_dict
+    if "superseded_by" not in columns:
+        db["facts"].add_column("superseded_by", int)
+    if "superseded" not in columns:
+        db["facts"].add_column("superseded", str)
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
               _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts,
-              _m7_roots, _m8_keyed_names, _m9_vector_sign_bits]
+              _m7_roots, _m8_keyed_names, _m9_vector_sign_bits, _m10_superseded_facts]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -923,6 +933,9 @@ class Brain:
             # A remembered fact lives on as long as its chunk (facts.py).
             self.conn.execute("DELETE FROM facts WHERE substr(path, 1, 5) = 'fact:' AND NOT EXISTS "
                               "(SELECT 1 FROM chunks c WHERE c.path = facts.path)")
+            # ... and a fact the forgotten one superseded is current again
+            self.conn.execute("UPDATE facts SET superseded_by = NULL, superseded = NULL WHERE superseded_by "
+                              "IS NOT NULL AND superseded_by NOT IN (SELECT id FROM facts)")
         return removed, files
 
     def forget_count(self, *, project: str | None = None, source: str | None = None) -> int:

@@ -39,8 +39,11 @@ stale (hits whose file changed). `recall()` below drives them.
 """
 from __future__ import annotations
 
+from ..facts import superseded_chunks
 from ..options import RecallOptions
 from .floor import DENSE_FLOOR, relevant
+from .inject import flags as instruction_flags
+from .kind import kinds as kind_of_chunks
 from .fusion import (
     CLAIM_LEXICAL_WEIGHT, CODE_LEXICAL_WEIGHT, DEFAULT_WEIGHTS, FUSION_RULES, LITERAL_BONUS,
     PROSE_LEXICAL_WEIGHT, QUESTION_LEXICAL_WEIGHT, adaptive_weights, per_note, promote, rrf, zscore,
@@ -81,6 +84,9 @@ def recall(conn, query: str, options: RecallOptions | None = None,
     else:
         weights, why = adaptive_weights(query)
     lanes, used, dense_how = _lanes(conn, query, options, query_vector, filters)
+    replaced = superseded_chunks(conn)  # remembered facts a newer fact replaced
+    if replaced and not options.history:
+        lanes = {lane: [(cid, s) for cid, s in found if cid not in replaced] for lane, found in lanes.items()}
     ids = [cid for found in lanes.values() for cid, _ in found]
     if used in ("dense", "lexical"):
         scored = [(cid, {"score": score, "ranks": {used: r}, "contributions": {}})
@@ -94,14 +100,24 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         # ties (a chunk found only below both pools) keep the better lane rank
         scored = sorted(fused.items(), key=lambda kv: (-kv[1]["score"], min(kv[1]["ranks"].values())))
     holders = literal(conn, query, filters)
+    if replaced and not options.history:
+        holders = {cid: v for cid, v in holders.items() if cid not in replaced}
     # In a claim the rare term is its subject (abstracts that disagree hold it too): where the
     # lexical lane weighs it with the claim's other words, it decides nothing alone. Dense alone
     # weighs no word, so there the literal lane still speaks for it.
     if "lexical" not in lanes or not is_claim(query):
         scored = promote(scored, holders, by_title=not is_natural(query))
+    if replaced and options.history:  # newer facts first: the replaced ones after every current hit
+        scored = [s for s in scored if s[0] not in replaced] + [s for s in scored if s[0] in replaced]
     scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
     result = RecallResult(_hits(conn, scored[:options.k], query), used,
                           relevant=relevant(conn, query, lanes, holders, filters), dense=dense_how)
+    kinds = kind_of_chunks(conn, [hit.id for hit in result.hits])
+    for hit in result.hits:
+        hit.kind, hit.flags = kinds.get(hit.id), instruction_flags(hit.text)
+        if hit.id in replaced:
+            newer, when = replaced[hit.id]
+            hit.superseded_by, hit.superseded = f"fact:{newer}", when
     result.scale = SCALES["rrf" if used == "hybrid" and options.fusion == "rrf" else used]
     if used == "hybrid":
         result.weights = weights

@@ -33,6 +33,8 @@ class Filters:
     format: str | None = None  # the reader a source was read with (files.format)
     exclude_source: str | None = None
     role: str | None = None  # user / assistant: who wrote a conversation chunk
+    kind: str | None = None  # comma-separated kind ids (recall.kind): only these
+    exclude_kind: str | None = None  # ... or all but these
 
     def sql(self, alias: str = "c") -> tuple[str, list]:
         clauses, params = [], []
@@ -62,6 +64,13 @@ class Filters:
         if self.format:
             clauses.append(f"{alias}.path IN (SELECT path FROM files WHERE format = ?)")
             params.append(self.format)
+        for value, op in ((self.kind, "IN"), (self.exclude_kind, "NOT IN")):
+            if value:
+                from .kind import sql as kind_sql
+
+                ids = value.split(",")
+                clauses.append(f"{kind_sql(alias)} {op} ({','.join('?' * len(ids))})")
+                params.extend(ids)
         return " AND ".join(clauses), params
 
     def __bool__(self) -> bool:
