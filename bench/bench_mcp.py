@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""What a long-lived MCP server buys: `recall` round trips over MCP (stdio, the SDK's own
-client) after the first call, beside one-shot `llm brain recall` runs on the same brain, and
-the same query in process through the façade. Prints figures; not a test.
+"""What a long-lived MCP server buys: `recall` round trips over MCP (stdio, and Streamable
+HTTP with `--http`, each through the SDK's own client) after the first call, beside one-shot
+`llm brain recall` runs on the same brain, and the same query in process through the façade.
+Stdio is measured again after HTTP: with the model server's `--cache` the first pass embeds
+each query, the later ones find it cached, so compare HTTP with the second stdio pass. Prints
+figures; not a test.
 
     python bench/bench_mcp.py                    # notes set, 30 MCP calls, 10 CLI runs
     python bench/bench_mcp.py --queries 60 --cli-runs 20 --mode lexical
@@ -55,6 +58,57 @@ def mcp_times(env: dict, queries: list[str], k: int, mode: str) -> tuple[float, 
                 return ready, times[0], times[1:]
 
     return asyncio.run(main())
+
+
+def http_times(env: dict, queries: list[str], k: int, mode: str) -> tuple[float, float, list[float]]:
+    """As mcp_times, over `llm brain mcp --http 127.0.0.1:0` with the SDK's own HTTP client
+    (one session, as an agent keeps)."""
+    import tempfile
+
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    err = tempfile.TemporaryFile("w+")
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "llm", "brain", "mcp", "--http", "127.0.0.1:0"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        url = None
+        while url is None:
+            err.seek(0)
+            text = err.read()
+            if "serving MCP on " in text:
+                url = text.split("serving MCP on ")[1].split()[0]
+            elif proc.poll() is not None:
+                raise RuntimeError(f"llm brain mcp --http stopped: {text}")
+            else:
+                time.sleep(0.02)
+
+        async def main():
+            for _ in range(200):  # bound, not yet listening: a moment
+                try:
+                    async with streamable_http_client(url) as (read, write):
+                        async with ClientSession(read, write) as session:
+                            await session.initialize()
+                            ready = time.perf_counter() - start
+                            times = []
+                            for query in queries:
+                                t = time.perf_counter()
+                                result = await session.call_tool("recall", {"query": query, "k": k, "mode": mode})
+                                times.append((time.perf_counter() - t) * 1000)
+                                if result.is_error or not result.structured_content["hits"]:
+                                    raise RuntimeError(f"recall over HTTP failed for {query!r}: {result.content}")
+                                if len(times) == 1:
+                                    await asyncio.sleep(1.0)
+                            return ready, times[0], times[1:]
+                except OSError:
+                    await asyncio.sleep(0.05)
+            raise RuntimeError("the HTTP server never answered")
+
+        return asyncio.run(main())
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 def cli_times(env: dict, queries: list[str], k: int, mode: str) -> list[float]:
@@ -114,6 +168,9 @@ def main() -> None:
             chunks = brain.stats()["chunks"]
         print(f"brain: {db} ({chunks} chunks); embeddings: {embedder}; k={args.k}, mode={args.mode}")
         ready, first, rest = mcp_times(env, queries, args.k, args.mode)
+        http_ready, http_first, http_rest = http_times(env, queries, args.k, args.mode)
+        # stdio again, after HTTP: the model server's cache now holds every query for both
+        ready2, _, rest2 = mcp_times(env, queries, args.k, args.mode)
         cli = cli_times(env, queries[:args.cli_runs], args.k, args.mode)
         api = api_times(db, settings, queries, args.k, args.mode)
     finally:
@@ -124,6 +181,12 @@ def main() -> None:
           f"{p90(rest):>10.1f}{len(rest):>5}")
     print(f"{'MCP recall, first call':<44}{first:>10.1f}{'':>10}{1:>5}")
     print(f"{'MCP server start (spawn to initialised)':<44}{ready * 1000:>10.0f}{'':>10}{1:>5}")
+    print(f"{'MCP stdio again, after HTTP (same cache)':<44}{statistics.median(rest2):>10.1f}"
+          f"{p90(rest2):>10.1f}{len(rest2):>5}")
+    print(f"{'MCP over HTTP: recall after the first call':<44}{statistics.median(http_rest):>10.1f}"
+          f"{p90(http_rest):>10.1f}{len(http_rest):>5}")
+    print(f"{'MCP over HTTP: first call':<44}{http_first:>10.1f}{'':>10}{1:>5}")
+    print(f"{'MCP over HTTP: start (spawn to initialised)':<44}{http_ready * 1000:>10.0f}{'':>10}{1:>5}")
     print(f"{'llm brain recall, one-shot process':<44}{statistics.median(cli):>10.1f}"
           f"{p90(cli):>10.1f}{len(cli):>5}")
     print(f"{'SecondBrain.search in process (reference)':<44}{statistics.median(api):>10.1f}"

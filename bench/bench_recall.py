@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Recall quality and latency, through the plugin's own code path. Prints figures; not a test.
+"""Recall quality, through the plugin's own code path. Prints figures; not a test. (Speed and
+latency at scale: bench/speed.py.)
 
-    python bench/bench_recall.py                 # SciFact test, notes set, latency
+    python bench/bench_recall.py                 # SciFact test, notes set
     python bench/bench_recall.py --train         # SciFact train split too (what defaults were tuned on)
-    python bench/bench_recall.py --only latency  # or: scifact, notes
-    python bench/bench_recall.py --max-chars 1000 --sizes 10000,100000
+    python bench/bench_recall.py --only notes    # or: scifact
+    python bench/bench_recall.py --max-chars 1000
 
 Quality: brains are built by the plugin (segment -> Brain.stage -> embed_pending) and embedded by
 the Ollama-compatible all-MiniLM-L6-v2 server in ../shared/retrieval (default
@@ -13,10 +14,6 @@ then queried with `recall.recall()` — the function behind the CLI, the fragmen
 with the query embedded by the plugin's embedder. A SciFact document ranks at its best chunk.
 Brains are cached in SECONDBRAIN_BENCH_DIR (default $TMPDIR/secondbrain-bench): the first SciFact
 build embeds ~10k chunks (minutes to tens of minutes on 2 cores, less with the server's --cache).
-
-Latency: synthetic brains of 10k and 100k chunks (Zipf text, random 768-dimension unit vectors
-written directly; no model), hybrid recall with a precomputed query vector, beside `llm similar`
-on an `llm` embeddings collection holding the same vectors.
 
 Sections whose inputs are missing (../shared, the server) are skipped with a note.
 """
@@ -145,41 +142,15 @@ def notes(args) -> None:
     print()
 
 
-def latency(args) -> None:
-    import latency as L
-
-    root = brains.work_dir()
-    print("Latency (synthetic brains: Zipf text, random 768-dim unit vectors; query embedding "
-          "excluded; median ms)")
-    print(f"  {'chunks':>8s} {'hybrid':>8s} {'dense':>8s} {'lexical':>8s}   llm similar: CLI   in-process")
-    for n in args.sizes:
-        db, user = L.build(root, n)
-        times = L.time_recall(db, queries=args.latency_queries)
-        runs = 3 if n <= 20_000 else 1
-        if args.no_similar:
-            cli = inproc = float("nan")
-        else:
-            cli, inproc = L.time_llm_similar(user, runs)
-        print(f"  {n:>8d} {times['hybrid']:8.1f} {times['dense']:8.1f} {times['lexical']:8.1f}"
-              f"   {cli:10.0f} {inproc:12.0f}   ({runs} llm similar quer{'y' if runs == 1 else 'ies'})")
-    print("  llm similar decodes and compares every stored vector in Python; the CLI figure "
-          "includes starting llm (~0.7 s).")
-    print()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", default=os.environ.get("OLLAMA_URL") or brains.DEFAULT_URL)
     parser.add_argument("--max-chars", type=int, default=max_chars_for(brains.MODEL),
                         help="chunk size (default: what `llm brain ingest` uses for the model)")
     parser.add_argument("--train", action="store_true", help="also report the SciFact train split")
-    parser.add_argument("--only", choices=["scifact", "notes", "latency"], action="append")
-    parser.add_argument("--sizes", default="10000,100000",
-                        type=lambda s: [int(x) for x in s.split(",") if x])
-    parser.add_argument("--latency-queries", type=int, default=20)
-    parser.add_argument("--no-similar", action="store_true", help="skip timing llm similar")
+    parser.add_argument("--only", choices=["scifact", "notes"], action="append")
     args = parser.parse_args()
-    sections = args.only or ["scifact", "notes", "latency"]
+    sections = args.only or ["scifact", "notes"]
     up = brains.server_up(args.url)
     for section in ("scifact", "notes"):
         if section in sections and not up:
@@ -193,8 +164,6 @@ def main() -> None:
             notes(args)
     except EmbedError as e:
         print(f"quality: stopped ({e.message})\n")
-    if "latency" in sections:
-        latency(args)
 
 
 if __name__ == "__main__":

@@ -177,17 +177,20 @@ class SecondBrain:
         return upkeep.forget(self.brain, self.settings, paths=paths, project=project, source=source)
 
     def remember(self, text: str, tags: Iterable[str] = (), project: str | None = None,
-                 origin: str | None = "api", turn: str | None = None, *, embed: bool = True):
+                 origin: str | None = "api", turn: str | None = None, *, embed: bool = True,
+                 supersedes: int | None = None):
         """Store `text` as a fact (scrubbed first; the same fact twice is stored once) that
         recall finds and cites as `fact:<id>`; returns the facts.Fact. It is embedded at once
         when the embedding server answers, else it waits in the backlog (`fact.embedding`
-        says which) and is found by its words meanwhile."""
+        says which) and is found by its words meanwhile. `supersedes=ID` marks the fact of
+        that id as replaced by this one: recall leaves it out unless asked for `history`, and
+        forgetting this fact makes it current again."""
         from . import facts
         from .ingest import Gate
 
         settings = self.model_settings()
         fact = facts.remember(self.brain, Gate(settings), text, max_chars=settings.max_chars, tags=tags,
-                              project=project, origin=origin, turn=turn)
+                              project=project, origin=origin, turn=turn, supersedes=supersedes)
         if embed:
             fact.embedding = self.embed_pending_quietly()
         return fact
@@ -239,9 +242,15 @@ class SecondBrain:
         """Like `recall`, returning a RecallResult: the hits, the mode actually used and, when
         dense retrieval was unavailable, one-line notes saying why (it never raises for that:
         it answers lexically). Hits whose file changed or vanished since it was ingested are
-        in `stale`, with a note; `fresh=True` re-ingests those files and recalls again."""
-        from .recall import recall
-        from .recall.stale import stale_hits, stale_note
+        in `stale`, with a note; `fresh=True` re-ingests those files and recalls again.
+
+        A time phrase in the query ("last week", "in March", "since May": recall.when) is a
+        date window in the user's time zone, searched with the phrase taken out
+        (`result.when`), unless the options give since/until (the phrase is then a word of
+        the query) or no_dates. When nothing in the window clears the relevance floor the
+        phrase may have been content ("the March madness note"): the whole query is searched
+        over every date, and `result.when.fallback` and a note say so."""
+        import dataclasses
 
         if not query.strip():
             raise ValueError("the query is empty: say what to look for")
@@ -249,6 +258,31 @@ class SecondBrain:
             options = RecallOptions.build(**{**_as_dict(options), **kwargs})
         options = options or RecallOptions()
         self._check_project(options.project)
+        when = None
+        if not (options.no_dates or options.since or options.until):
+            from .recall.when import find
+
+            when = find(query)
+        if when is None:
+            return self._search(query, options, fresh)
+        from .recall.query import STOPWORDS, _WORD
+
+        asked = any(w.lower() not in STOPWORDS for w in _WORD.findall(when.rest))
+        result = self._search(when.rest or query, options.replace(since=when.since, until=when.until), fresh)
+        if not asked:  # "what did I do yesterday": the window is the question
+            result.relevant = bool(result.hits)
+        if result.relevant and result.hits:
+            result.when = when
+            return result
+        result = self._search(query, options, fresh)
+        result.when = dataclasses.replace(when, fallback=True)
+        result.notes.append(f"nothing dated {when.phrase} ({when.shown}) matches: searched every date")
+        return result
+
+    def _search(self, query: str, options: RecallOptions, fresh: bool) -> RecallResult:
+        from .recall import recall
+        from .recall.stale import stale_hits, stale_note
+
         vector, notes = (None, [])
         if options.mode != "lexical":
             vector, notes = self.query_vector(query)
@@ -310,28 +344,10 @@ def _as_dict(options: RecallOptions | None) -> dict:
 
 
 def context_text(result: RecallResult, budget: int) -> str:
-    """Hits as plain text for a model: each with its citation inside the text, since `llm`
-    never shows a fragment's or tool's source to the model. Stops at `budget` characters."""
-    if not result.hits:
-        return "The second brain holds nothing that matches."
-    parts: list[str] = []
-    used = 0
-    if result.stale:
-        from .recall.stale import stale_note
+    """Hits as text for a model: quoted as data in a fence the passages cannot close, each
+    with its citation (`llm` never shows a fragment's or tool's source to the model), kind,
+    date and a mark where it reads as instructions (recall.wrap). At most `budget` characters
+    of passages."""
+    from .recall.wrap import wrap
 
-        files = {hit.path for hit in result.hits if hit.id in result.stale}
-        warning = f"Warning: {stale_note(len(files))}; passages marked (changed) may no longer be in the file."
-        parts.append(warning)
-        used += len(warning) + 2
-    for rank, hit in enumerate(result.hits, start=1):
-        header = f"[{rank}] {hit.citation}" + (f" (project {hit.project})" if hit.project else "")
-        if hit.id in result.stale:
-            header += " (changed)"
-        room = budget - used - len(header) - 2
-        if room < 80:
-            break
-        body = hit.text if len(hit.text) <= room else hit.text[: room - 1] + "…"
-        block = f"{header}\n{body}"
-        parts.append(block)
-        used += len(block) + 2
-    return "\n\n".join(parts)
+    return wrap(result, budget)

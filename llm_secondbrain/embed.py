@@ -7,6 +7,8 @@ short transaction (kill the process at any moment and the next run continues whe
 
 - a chunk has `embedded = 1` exactly when `vec_chunks` holds one vector for it;
 - no vector exists without its chunk (`store._delete_ids` removes both together);
+- `vec_bits` holds the sign bits of the vectors in `vec_chunks` (store.put_vectors and
+  drop_vectors write both in the caller's transaction);
 - a chunk that cannot be embedded (refused by the server, wrong dimension, not finite) has
   `embedded = -1` and a short `embed_error` (never its text), and later runs skip it.
 
@@ -17,7 +19,6 @@ The vector table is created when the model's first answer tells us its dimension
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from .ollama import (
     serialize,
 )
 from .progress import Ticker
-from .store import Brain
+from .store import Brain, vectors_table_sql
 from .wording import plural
 
 DEFAULT_BATCH_SIZE = 32
@@ -93,13 +94,7 @@ class EmbedReport:
 
 def vec_table_dim(brain: Brain) -> int | None:
     """The dimension `vec_chunks` was created with, or None when there is no table."""
-    row = brain.conn.execute(
-        "SELECT sql FROM sqlite_master WHERE name = 'vec_chunks' AND type = 'table'"
-    ).fetchone()
-    if not row or not row[0]:
-        return None
-    match = re.search(r"float\[(\d+)\]", row[0])
-    return int(match.group(1)) if match else None
+    return brain.vectors_dim()
 
 
 def read_fingerprint(brain: Brain) -> dict | None:
@@ -225,6 +220,7 @@ class _Backlog:
         check_fingerprint(self.brain, self.embedder)
         if read_fingerprint(self.brain) is not None:
             self._record_query_prefix()
+        self._build_bits()
         total = pending_count(self.brain)
         if total:
             self._prepare_table()
@@ -257,14 +253,24 @@ class _Backlog:
         # Ask the model first: an unreachable server must not cost the user their vectors.
         self._probe()
         with self.brain.write():
-            self.conn.execute("DROP TABLE IF EXISTS vec_chunks")
-            self.brain.bump_vectors()
+            self.brain.clear_vectors()
             self.conn.execute(
                 "UPDATE chunks SET embedded = 0, embed_error = NULL WHERE embedded != 0 OR embed_error IS NOT NULL"
             )
             for key in META_KEYS:
                 self.brain.set_meta(key, None)
             self.brain.set_meta(REEMBED_KEY, target)
+
+    def _build_bits(self) -> None:
+        """Give vectors stored before the sign-bit index (migration 9) their bits, so recall's
+        fast path serves them; a no-op once they are in step (store.Brain.build_bits)."""
+        ticker = Ticker("indexing vector bits", every=self.progress) if self.progress else None
+        try:
+            self.brain.build_bits(
+                (lambda done, total: ticker.show(f"{done:,} of {total:,} chunk ids")) if ticker else None)
+        finally:
+            if ticker is not None:
+                ticker.close()
 
     def _probe(self) -> int:
         """Ask the model for one vector to learn its dimension (once per run)."""
@@ -291,9 +297,7 @@ class _Backlog:
         fp = self.embedder.fingerprint()
         with self.brain.write():
             if table_dim is None:
-                self.conn.execute(
-                    f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_chunks USING vec0(embedding float[{dim}])"
-                )
+                self.conn.execute(vectors_table_sql(dim))
             self.brain.set_meta("embed_model", fp["embed_model"])
             self.brain.set_meta("embed_dim", str(dim))
             self.brain.set_meta("doc_prefix", fp["doc_prefix"])
@@ -371,9 +375,9 @@ class _Backlog:
             shas).fetchall())
         if not owners:
             return {}
-        marks = ",".join("?" * len(owners))
         return {owners[rowid]: bytes(blob) for rowid, blob in self.conn.execute(
-            f"SELECT rowid, embedding FROM vec_chunks WHERE rowid IN ({marks})", list(owners))}
+            "SELECT v.rowid, v.embedding FROM json_each(?) j CROSS JOIN vec_chunks v ON v.rowid = j.value",
+            (json.dumps(list(owners)),))}
 
     # -- one batch -----------------------------------------------------------------------------
 
@@ -431,11 +435,11 @@ class _Backlog:
         with self.brain.write():
             live = dict(self.conn.execute(
                 f"SELECT id, sha FROM chunks WHERE id IN ({marks}) AND embedded = 0", ids).fetchall())
+            # vec0 looks up `rowid = ?` by index, but `rowid IN (...)` scans every row
             stale = [r[0] for r in self.conn.execute(
-                f"SELECT rowid FROM vec_chunks WHERE rowid IN ({','.join('?' * len(live))})", list(live))
-            ] if live else []
-            if stale:
-                self.conn.execute(f"DELETE FROM vec_chunks WHERE rowid IN ({','.join('?' * len(stale))})", stale)
+                "SELECT v.rowid FROM json_each(?) j CROSS JOIN vec_chunks v ON v.rowid = j.value",
+                (json.dumps(list(live)),))] if live else []
+            self.brain.drop_vectors(stale)
             vectors, states = [], []
             for cid, sha, _text in rows:
                 if live.get(cid) != sha:
@@ -453,10 +457,8 @@ class _Backlog:
                 else:
                     states.append((-1, answer, cid))
                     self.report.failed += 1
-            self.conn.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", vectors)
+            self.brain.put_vectors(vectors)
             self.conn.executemany("UPDATE chunks SET embedded = ?, embed_error = ? WHERE id = ?", states)
-            if vectors or stale:
-                self.brain.bump_vectors()
         return len(states)
 
 

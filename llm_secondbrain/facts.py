@@ -8,6 +8,11 @@ as one chunk with path `fact:<id>`, source `remember` and role `fact`, so recall
 the fragment and the tool find it and cite it as `fact:<id>` like any passage. The chunk is
 embedded with the rest of the backlog. Forgetting the chunk (`llm brain forget --fact ID`, or
 `--source remember`) forgets the fact (store.Brain.forget).
+
+A newer fact may supersede an older one (`remember --supersedes ID`): the older stays, marked
+with the newer's id and when, and recall leaves it out unless asked for the history
+(`RecallOptions.history`), where it comes after the current facts. Forgetting the newer fact
+makes the older current again.
 """
 from __future__ import annotations
 
@@ -38,6 +43,9 @@ class Fact:
     created: str | None = None
     stored: bool = True  # False when the same fact was already there (nothing new was stored)
     embedding: dict | None = None  # set by SecondBrain.remember: what embedding did, or why not
+    superseded_by: int | None = None  # the newer fact that replaced this one
+    superseded: str | None = None  # when it was replaced
+    supersedes: int | None = None  # set by remember(supersedes=): the older fact this one replaced
 
     @property
     def citation(self) -> str:
@@ -71,11 +79,18 @@ def split_tags(tags: Iterable[str]) -> list[str]:
 
 def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Iterable[str] = (),
              project: str | None = None, origin: str | None = None,
-             turn: str | None = None) -> Fact:
+             turn: str | None = None, supersedes: int | None = None) -> Fact:
     """Store `text` as a fact (through the gate) and its chunk, in one transaction; returns the
-    Fact. The same fact again returns the stored one, with the new tags added to it."""
+    Fact. The same fact again returns the stored one, with the new tags added to it. With
+    `supersedes`, the fact of that id is marked as replaced by this one (checked before
+    anything is stored)."""
     if not isinstance(text, str):
         raise ValueError("a fact must be text")
+    if supersedes is not None:
+        if isinstance(supersedes, bool) or not isinstance(supersedes, int):
+            raise ValueError("supersedes is the id of a fact (a whole number, from: llm brain facts)")
+        if not brain.conn.execute("SELECT 1 FROM facts WHERE id = ?", (supersedes,)).fetchone():
+            raise BrainError(f"no fact {supersedes} to supersede (list them with: llm brain facts)")
     body, tag_list, (project, origin, turn) = gate.fact(text, split_tags(tags), [project, origin, turn])
     body = tidy(body)
     if not body:
@@ -89,8 +104,9 @@ def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Ite
     key = fact_key(body)
     conn = brain.conn
     with brain.write():
-        row = conn.execute("SELECT id, text, tags, project, origin, turn, created FROM facts "
-                           "WHERE sha = ?", (key,)).fetchone()
+        row = conn.execute(f"SELECT {COLUMNS} FROM facts WHERE sha = ?", (key,)).fetchone()
+        if row and row[0] == supersedes:
+            raise ValueError(f"fact:{supersedes} says the same: a fact cannot supersede itself")
         if row:
             fact = _fact(row, stored=False)
             added = [t for t in tag_list if t not in fact.tags]
@@ -106,7 +122,21 @@ def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Ite
             fact = Fact(id=cur.lastrowid, text=body, tags=tag_list, project=project,
                         origin=origin, turn=turn, created=created)
         _stage(brain, gate, fact)
+        if supersedes is not None:
+            # the newer is current, even if it was once superseded itself
+            conn.execute("UPDATE facts SET superseded_by = NULL, superseded = NULL WHERE id = ?", (fact.id,))
+            conn.execute("UPDATE facts SET superseded_by = ?, superseded = ? WHERE id = ?",
+                         (fact.id, now_iso(), supersedes))
+            fact.superseded_by = fact.superseded = None
+            fact.supersedes = supersedes
     return fact
+
+
+def superseded_chunks(conn) -> dict[int, tuple[int, str | None]]:
+    """The chunks of superseded facts: chunk id -> (the newer fact's id, when it was replaced)."""
+    return {cid: (newer, when) for cid, newer, when in conn.execute(
+        "SELECT c.id, f.superseded_by, f.superseded FROM facts f JOIN chunks c ON c.path = f.path "
+        "WHERE f.superseded_by IS NOT NULL")}
 
 
 def _stage(brain: Brain, gate: "Gate", fact: Fact) -> None:
@@ -122,13 +152,12 @@ def _stage(brain: Brain, gate: "Gate", fact: Fact) -> None:
 
 def restage(brain: Brain, gate: "Gate") -> None:
     """Every fact through the gate again (the scrub rules changed): its row and its chunk."""
-    for row in brain.conn.execute("SELECT id, text, tags, project, origin, turn, created FROM facts "
-                                  "ORDER BY id").fetchall():
+    for row in brain.conn.execute(f"SELECT {COLUMNS} FROM facts ORDER BY id").fetchall():
         old = _fact(row)
         body, tags, (project, origin, turn) = gate.fact(old.text or "", old.tags,
                                                             [old.project, old.origin, old.turn])
         fact = Fact(id=old.id, text=tidy(body), tags=split_tags(tags), project=project, origin=origin,
-                    turn=turn, created=old.created)
+                    turn=turn, created=old.created, superseded_by=old.superseded_by, superseded=old.superseded)
         with brain.write():
             brain.conn.execute("UPDATE facts SET text = ?, tags = ?, project = ?, origin = ?, turn = ? "
                                "WHERE id = ?", (fact.text, json.dumps(fact.tags), fact.project,
@@ -138,13 +167,13 @@ def restage(brain: Brain, gate: "Gate") -> None:
 
 def facts(brain: Brain) -> list[Fact]:
     """Every remembered fact, oldest first."""
-    rows = brain.conn.execute("SELECT id, text, tags, project, origin, turn, created FROM facts "
-                              "ORDER BY id").fetchall()
+    rows = brain.conn.execute(f"SELECT {COLUMNS} FROM facts ORDER BY id").fetchall()
     return [_fact(row) for row in rows]
 
 
 def forget(brain: Brain, fact_id: int) -> None:
-    """Remove a fact everywhere: its row, its chunk, its search entry and vector."""
+    """Remove a fact everywhere: its row, its chunk, its search entry and vector. A fact it
+    superseded is current again (store.Brain.forget)."""
     exists = brain.conn.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone()
     if not exists:
         raise BrainError(f"no fact {fact_id} (list them with: llm brain facts)")
@@ -153,7 +182,11 @@ def forget(brain: Brain, fact_id: int) -> None:
         brain.conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
 
 
+COLUMNS = "id, text, tags, project, origin, turn, created, superseded_by, superseded"
+
+
 def _fact(row: tuple, stored: bool = True) -> Fact:
-    fid, text, tags, project, origin, turn, created = row
+    fid, text, tags, project, origin, turn, created, superseded_by, superseded = row
     return Fact(id=fid, text=text, tags=json.loads(tags) if tags else [], project=project,
-                origin=origin, turn=turn, created=created, stored=stored)
+                origin=origin, turn=turn, created=created, stored=stored,
+                superseded_by=superseded_by, superseded=superseded)

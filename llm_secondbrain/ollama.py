@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import random
+import sys
 import time
+from array import array
 from typing import Iterable, Sequence
 
 import click
@@ -127,8 +130,13 @@ class OllamaClient:
         self.legacy = False  # set once /api/embed turns out not to exist on this server
         self._answered = False  # after one success, a refused connection is a restart: retry
         timeout_cfg = httpx.Timeout(timeout, connect=min(10.0, timeout))
+        # httpx builds a TLS context with every CA certificate when a client is made (~35 ms
+        # of CPU, most of a one-shot recall's embedding); a plain-http server never uses one,
+        # and the client follows no redirect to another scheme.
+        tls = self.url.lower().startswith("https:")
         self._http = httpx.Client(
-            base_url=self.url, timeout=timeout_cfg, transport=transport, trust_env=False
+            base_url=self.url, timeout=timeout_cfg, transport=transport, trust_env=False,
+            verify=tls,
         )
 
     def close(self) -> None:
@@ -282,37 +290,41 @@ def _is_input_problem(error: str) -> bool:
 # Vectors.
 
 
-def _unit(vector: Sequence[float], dim: int | None = None):
+def _unit(vector: Sequence[float], dim: int | None = None) -> list[float]:
     """The one vector validator: a finite, non-zero vector of `dim` numbers, scaled to unit
-    length (as float64 numpy). Raises ValueError with a reason a person can act on."""
-    import numpy as np
-
-    try:
-        arr = np.asarray(vector)
-    except (TypeError, ValueError):
-        raise ValueError("vector holds something that is not a number") from None
-    if arr.ndim != 1 or arr.dtype.kind not in "iuf":  # strings, booleans, nested lists
+    length. Raises ValueError with a reason a person can act on. Plain Python (a few dozen
+    microseconds a vector): NumPy installed costs every `llm` command its import time."""
+    if isinstance(vector, (str, bytes, dict)) or not isinstance(vector, Iterable):
         raise ValueError("vector holds something that is not a number")
-    arr = arr.astype(np.float64)
-    if dim is not None and arr.size != dim:
-        raise ValueError(f"wrong dimension: got {arr.size}, expected {dim}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        norm = float(np.sqrt(arr @ arr))
+    values = []
+    for x in vector:  # strings, booleans, nested lists are not numbers
+        if isinstance(x, bool) or not isinstance(x, numbers.Real):
+            raise ValueError("vector holds something that is not a number")
+        values.append(float(x))
+    if dim is not None and len(values) != dim:
+        raise ValueError(f"wrong dimension: got {len(values)}, expected {dim}")
+    try:
+        norm = math.sqrt(math.fsum(x * x for x in values))
+    except (OverflowError, ValueError):  # fsum of infinities of both signs, or of a NaN
+        norm = math.nan
     if not math.isfinite(norm):
         raise ValueError("vector is not finite (NaN or infinity)")
     if norm == 0.0:
         raise ValueError("vector is all zeros")
-    return arr / norm
+    return [x / norm for x in values]
 
 
 def normalise(vector: Sequence[float]) -> list[float]:
     """L2-normalise; raises ValueError for a zero or non-finite vector."""
-    return _unit(vector).tolist()
+    return _unit(vector)
 
 
 def serialize(vector: Sequence[float], dim: int | None = None) -> bytes:
-    """A vector as the brain stores it: unit length, float32 (sqlite-vec's format)."""
-    return _unit(vector, dim).astype("<f4").tobytes()
+    """A vector as the brain stores it: unit length, float32 little-endian (sqlite-vec's format)."""
+    packed = array("f", _unit(vector, dim))
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tobytes()
 
 
 # ---------------------------------------------------------------------------------------------

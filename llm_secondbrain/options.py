@@ -43,9 +43,17 @@ class RecallOptions:
     path: str | None = _opt(None, "Only chunks whose file path matches this glob")
     format: str | None = _opt(None, "Only chunks of sources of this format (text, pdf, docx, "
                                     "html, epub, mail, notebook)")
+    kind: str | None = _opt(None, "Only these kinds of source, comma-separated: note, document, email, "
+                                  "webpage, conversation, fact")
+    exclude_kind: str | None = _opt(None, "Leave out these kinds of source (email,webpage: mail and web "
+                                          "pages, which anyone can write to you)")
     since: str | None = _opt(None, "Only chunks dated on or after this date (2026-03-01, "
                                    "2026-03-01T14:30, 7d, yesterday; bare dates in your time zone)")
     until: str | None = _opt(None, "Only chunks dated on or before this date (same forms as --since)")
+    no_dates: bool = _opt(False, "Read no time phrase in the query (last week, in March) as a date "
+                                 "window; --since/--until do the same")
+    history: bool = _opt(False, "Also show remembered facts a newer fact superseded (after the current "
+                                "ones, each with its dates)")
     per_note: int = _opt(DEFAULT_PER_NOTE, "At most this many chunks of one note",
                          flags=("--per-note",), minimum=1)
     pool: int = _opt(DEFAULT_POOL, "Candidates taken from each lane before fusion",
@@ -73,7 +81,11 @@ class RecallOptions:
         if self.lexical_weight is not None and self.lexical_weight < 0:
             raise ValueError("lexical_weight must not be negative")
         from . import dates
+        from .recall import kind
 
+        for name in ("kind", "exclude_kind"):  # spelled as people do (e-mail, web page); ids kept
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, ",".join(kind.parse(getattr(self, name))))
         # Compared with stored UTC instants; a bare --until date includes its whole day.
         if self.since is not None:
             object.__setattr__(self, "since", dates.parse(self.since))

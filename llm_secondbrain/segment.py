@@ -7,7 +7,6 @@ rewritten and every chunk can be cited as path:line.
 """
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 
@@ -96,12 +95,8 @@ def segment(text: str, max_chars: int = MAX_CHARS, min_chars: int = MIN_CHARS) -
     if not stripped:
         return []
     spans = _absorb_short(_split(text, 0, len(text), 0, max_chars), text, max_chars, min_chars)
-    newlines = [i for i, ch in enumerate(text) if ch == "\n"] if "\n" in text else []
-
-    def line_of(offset: int) -> int:
-        return bisect.bisect_right(newlines, offset - 1) + 1 if newlines else 1
-
     segments = []
+    line, at = 1, 0  # the line of offset `at`: spans come in order, so lines are counted once
     for s, e in spans:
         piece = text[s:e]
         lead = len(piece) - len(piece.lstrip())
@@ -109,7 +104,9 @@ def segment(text: str, max_chars: int = MAX_CHARS, min_chars: int = MIN_CHARS) -
         if not piece:
             continue
         s += lead
-        segments.append(Segment(piece, line_of(s), line_of(s + len(piece) - 1)))
+        line += text.count("\n", at, s)
+        at = s
+        segments.append(Segment(piece, line, line + piece.count("\n")))
     kept = [seg for seg in segments if len(seg.text) >= min_chars]
     if not kept and segments:
         kept = [max(segments, key=lambda seg: len(seg.text))]

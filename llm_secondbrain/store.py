@@ -14,12 +14,13 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import sqlite3
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
 import sqlite_utils
 
@@ -97,11 +98,21 @@ def _raw_connect(path: str, driver: str | None, *, immutable: bool = False):
 # open and upgrade in place; later migrations add to it. Each runs in one transaction.
 
 
-# Vectors are most of a brain, 3 KB each at 768 dimensions, kept by vec0 in blobs of 1,024:
-# 16 KB pages make writing them about a third cheaper than SQLite's default 4 KB.
+# Vectors are most of a brain, 3 KB each at 768 dimensions: 16 KB pages make writing them about
+# a third cheaper than SQLite's default 4 KB.
 PAGE_SIZE = 16384
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 FTS_COLUMNS = ("text", "title", "cjk")  # what the lexical lane searches (cjk: see cjk.py)
+# vec0 keeps vectors in blobs of `chunk_size` (default 1,024: 3 MB at 768 dimensions). Reading
+# one vector by rowid walks that blob's overflow pages up to it, so recall's exact rescoring of
+# its candidates cost ~200 us a vector at a million chunks; in blobs of 16 it costs ~15 us,
+# while a full KNN scan takes the same time and a small brain holds 48 KB, not 3 MB.
+VEC_CHUNK_SIZE = 16
+
+
+def vectors_table_sql(dim: int) -> str:
+    """The statement that creates `vec_chunks` for `dim`-dimension vectors."""
+    return f"CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[{int(dim)}], chunk_size={VEC_CHUNK_SIZE})"
 
 
 def _m1_seed_schema(db: sqlite_utils.Database) -> None:
@@ -277,7 +288,41 @@ def _m8_keyed_names(db: sqlite_utils.Database) -> None:
     db.execute("CREATE UNIQUE INDEX IF NOT EXISTS files_key ON files(key)")
 
 
-def _m9_front_matter_read_again(db: sqlite_utils.Database) -> None:
+# The sign bits of every stored vector (`vec_bits`): recall ranks them by Hamming distance in
+# SQL to pick a few hundred candidates, then reads only those vectors exactly. At a million
+# 768-dim vectors that is about 0.13 s of CPU where vec0's exact scan takes 1.0-1.3 s; the
+# bits cost dim/8 bytes a chunk (+3 % of the file). `bits_version` equals `vectors_version`
+# while the table mirrors vec_chunks exactly; recall trusts it only then.
+BITS_TABLE = "vec_bits"
+VECTORS_VERSION, BITS_VERSION, BITS_BUILT = "vectors_version", "bits_version", "bits_built"
+BITS_STEP = 131_072  # chunk ids per transaction of build_bits (a vec0 range scan costs 0.3 us a row)
+
+
+def _m9_vector_sign_bits(db: sqlite_utils.Database) -> None:
+    """`vec_bits` (chunk id, sign bits of its vector), kept in the same transaction as
+    vec_chunks by every write (Brain.put_vectors, drop_vectors, clear_vectors). A brain that
+    already has vectors gets its bits from `Brain.build_bits` (the next embed, ingest or
+    vacuum), in resumable steps: at a million vectors that reads 3 GB, too much for a
+    migration that any command may run. Until then recall scans vec0 exactly."""
+    db.execute(f"CREATE TABLE IF NOT EXISTS {BITS_TABLE}(id INTEGER PRIMARY KEY, bits BLOB NOT NULL)")
+    has_vectors = db["vec_chunks"].exists() and db.execute("SELECT 1 FROM vec_chunks LIMIT 1").fetchone()
+    if not has_vectors:
+        version = db.execute("SELECT value FROM meta WHERE key = ?", (VECTORS_VERSION,)).fetchone()
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                   (BITS_VERSION, version[0] if version else "0"))
+
+
+def _m10_superseded_facts(db: sqlite_utils.Database) -> None:
+    """`facts.superseded_by`: the newer fact that replaced this one (`remember --supersedes`),
+    and `facts.superseded`, when; recall hides a superseded fact unless asked for history."""
+    columns = db["facts"].columns_dict
+    if "superseded_by" not in columns:
+        db["facts"].add_column("superseded_by", int)
+    if "superseded" not in columns:
+        db["facts"].add_column("superseded", str)
+
+
+def _m11_front_matter_read_again(db: sqlite_utils.Database) -> None:
     """Markdown notes stored with their YAML front matter as text (before the reader took the
     block apart: ingest/readers.front_matter) are read again by the next ingest or update:
     their ledger entry forgets its mtime and hash (not its size: a row without one is standard
@@ -291,7 +336,7 @@ def _m9_front_matter_read_again(db: sqlite_utils.Database) -> None:
     )
 
 
-def _m10_cjk_characters(db: sqlite_utils.Database) -> None:
+def _m12_cjk_characters(db: sqlite_utils.Database) -> None:
     """`chunks.cjk`: the Chinese, Japanese and Korean characters of a chunk and its title as
     tokens of their own (cjk.index_form), indexed beside the text, so CJK words and phrases
     are found wherever they stand. NULL for other text. The index gains a column: rebuilt."""
@@ -305,7 +350,8 @@ def _m10_cjk_characters(db: sqlite_utils.Database) -> None:
 
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
               _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts,
-              _m7_roots, _m8_keyed_names, _m9_front_matter_read_again, _m10_cjk_characters]
+              _m7_roots, _m8_keyed_names, _m9_vector_sign_bits, _m10_superseded_facts,
+              _m11_front_matter_read_again, _m12_cjk_characters]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -550,16 +596,122 @@ class Brain:
                 (key, value),
             )
 
-    def bump_vectors(self) -> None:
-        """Record that vec_chunks changed; call inside the transaction that changed it. A
-        process holding an in-memory copy of the vectors (vindex) compares this version
-        per query, so it never ranks by a vector the brain no longer holds."""
+    # -- vectors -------------------------------------------------------------------------------
+    # Every write to vec_chunks goes through these, inside the caller's transaction: vec_bits
+    # changes with it, and `vectors_version` is bumped. A process holding an in-memory copy
+    # (vindex) compares that version per query, so it never ranks by a vector the brain no
+    # longer holds; recall uses vec_bits only while `bits_version` equals it.
+
+    def put_vectors(self, rows: Sequence[tuple[int, bytes]]) -> None:
+        """Store (chunk id, float32 vector) pairs the chunks do not have yet, and their sign bits."""
+        if not rows:
+            return
+        self.conn.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)", rows)
+        self.conn.executemany(  # bits come in bytes: a dimension not a multiple of 8 has none
+            f"INSERT OR REPLACE INTO {BITS_TABLE}(id, bits) VALUES (?, vec_quantize_binary(?))",
+            [row for row in rows if len(row[1]) % 32 == 0])
+        self._vectors_changed()
+
+    def drop_vectors(self, ids: Iterable[int]) -> None:
+        """Remove these chunks' vectors (ids without one are ignored). One statement per id:
+        vec0 answers `rowid = ?` from its index but scans every row for `rowid IN (...)`,
+        0.2 s a statement at a million chunks."""
+        ids = [(i,) for i in ids]
+        if not ids or not self.has_vectors_table():
+            return
+        self.conn.executemany("DELETE FROM vec_chunks WHERE rowid = ?", ids)
+        self.conn.executemany(f"DELETE FROM {BITS_TABLE} WHERE id = ?", ids)
+        self._vectors_changed()
+
+    def clear_vectors(self) -> None:
+        """Drop every vector and the table itself (reembed: the next model may have another
+        dimension). Both tables are then empty, so the bits are in step."""
+        self.conn.execute("DROP TABLE IF EXISTS vec_chunks")
+        self.conn.execute(f"DELETE FROM {BITS_TABLE}")
+        self.set_meta(BITS_BUILT, None)
+        self._vectors_changed(in_step=True)
+
+    def vector_versions(self) -> tuple[str, str | None]:
+        """(vectors_version, bits_version) as stored; the bits mirror vec_chunks when equal."""
+        found = dict(self.conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)",
+                                       (VECTORS_VERSION, BITS_VERSION)).fetchall())
+        return found.get(VECTORS_VERSION, "0"), found.get(BITS_VERSION)
+
+    def bits_in_step(self) -> bool:
+        vectors, bits = self.vector_versions()
+        return vectors == bits
+
+    def _vectors_changed(self, in_step: bool | None = None) -> None:
+        """Bump vectors_version; bits_version follows when the bits were in step (the writer
+        changed both tables) or `in_step` says so."""
+        if in_step is None:
+            in_step = self.bits_in_step()
         self.conn.execute(
-            "INSERT INTO meta(key, value) VALUES ('vectors_version', '1') "
+            f"INSERT INTO meta(key, value) VALUES ('{VECTORS_VERSION}', '1') "
             "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+        if in_step:
+            self.set_meta(BITS_VERSION, self.vector_versions()[0])
 
     def has_vectors_table(self) -> bool:
         return self.db["vec_chunks"].exists()
+
+    def vectors_dim(self) -> int | None:
+        """The dimension `vec_chunks` was created with, or None when there is no table."""
+        row = self.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'vec_chunks' AND type = 'table'").fetchone()
+        match = re.search(r"float\[(\d+)\]", row[0] or "") if row else None
+        return int(match.group(1)) if match else None
+
+    def build_bits(self, progress: Callable[[int, int], None] | None = None, step: int = BITS_STEP) -> bool:
+        """Fill vec_bits from vec_chunks when they are not in step (a brain whose vectors came
+        before migration 9), `step` chunk ids per transaction: a kill loses one step
+        (`bits_built` says how far it got), and writers meanwhile keep the rows they touch.
+        `progress(done, total)` is told after each step. Returns whether it built."""
+        if self.read_only or self.bits_in_step() or not self.has_vectors_table():
+            return False
+        if (self.vectors_dim() or 0) % 8:  # no bits in a dimension that is not whole bytes
+            with self.write():
+                self.conn.execute(f"DELETE FROM {BITS_TABLE}")
+                self.set_meta(BITS_VERSION, self.vector_versions()[0])
+            return False
+        with self._large_cache():
+            while True:
+                with self.write():
+                    if self.bits_in_step():
+                        return True
+                    done = int(self.get_meta(BITS_BUILT) or 0)
+                    if not done:
+                        self.conn.execute(f"DELETE FROM {BITS_TABLE}")  # start clean: no orphans
+                    top = self.conn.execute("SELECT max(id) FROM chunks").fetchone()[0] or 0
+                    upto = done + step
+                    # a range scan reads the vectors in storage order, ~7 us each with a cache
+                    # that holds a blob; `rowid = ?` one by one would cost up to 200 us each
+                    self.conn.execute(
+                        f"INSERT OR REPLACE INTO {BITS_TABLE}(id, bits) SELECT rowid, "
+                        "vec_quantize_binary(embedding) FROM vec_chunks WHERE rowid > ? AND rowid <= ?",
+                        (done, upto))
+                    if upto >= top:
+                        self.set_meta(BITS_BUILT, None)
+                        self.set_meta(BITS_VERSION, self.vector_versions()[0])
+                    else:
+                        self.set_meta(BITS_BUILT, str(upto))
+                if progress is not None:
+                    progress(min(upto, top), top)
+                if upto >= top:
+                    return True
+
+    @contextlib.contextmanager
+    def _large_cache(self) -> Iterator[None]:
+        """A page cache that holds one of vec0's vector blobs while this connection reads every
+        vector (build_bits, vacuum): reading one vector walks its blob's pages up to it, from
+        the file each time when they are not cached (100 us a vector instead of 7)."""
+        cache = self.conn.execute("PRAGMA cache_size").fetchone()[0]
+        if -65536 < cache < 0 or 0 < cache < 16384:
+            self.conn.execute("PRAGMA cache_size = -65536")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -648,7 +800,6 @@ class Brain:
         # a title the format gave (front matter, a PDF's metadata) is not in the first chunk's
         # text: that chunk is indexed with it too
         titles = {sha: (head if i or title else None) for i, sha in enumerate(wanted)}
-        table = self.db["chunks"]
         with self.write():
             path = self._place(key, path)
             existing = dict(
@@ -658,30 +809,32 @@ class Brain:
                 stale = [cid for sha, cid in existing.items() if sha not in wanted]
                 self._delete_ids(stale)
                 result.removed = len(stale)
-            new_rows = []
+            kept, new_rows = [], []
             for sha, chunk in wanted.items():
-                labels = {
-                    "line_start": chunk.line_start, "line_end": chunk.line_end, "project": project,
-                    "source": source, "ts": chunk.ts or ts, "title": titles[sha],
-                    "cjk": cjk.index_form(chunk.text, titles[sha]),
-                    "meta": json.dumps(chunk.meta, sort_keys=True) if chunk.meta else None,
-                    # a kept chunk is this text under today's rules too
-                    "scrub_version": rules,
-                }
+                # a kept chunk is this text under today's rules too
+                labels = (chunk.line_start, chunk.line_end, project, source, chunk.ts or ts, titles[sha],
+                          cjk.index_form(chunk.text, titles[sha]),
+                          json.dumps(chunk.meta, sort_keys=True) if chunk.meta else None, rules)
                 if sha in existing:
-                    result.kept += 1
-                    table.update(existing[sha], labels)
+                    kept.append((*labels, existing[sha]))
                 else:
-                    new_rows.append({"sha": sha, "path": path, "ref": chunk.ref or ref,
-                                     "role": chunk.role or role, "text": chunk.text,
-                                     "created": created, **labels})
-            if new_rows:
-                table.insert_all(new_rows, ignore=True)
-                result.added = len(new_rows)
-            self.db["files"].upsert({
-                "path": path, "key": key, "project": project, "source": source, "ts": ts,
-                "ingested": created, "scrub_version": rules, **(ledger or {}),
-            }, pk="path")
+                    new_rows.append((sha, path, chunk.ref or ref, chunk.role or role, chunk.text, created, *labels))
+            # Plain statements: sqlite-utils' insert_all, update and upsert read the schema on
+            # every call, which was most of the time a small file takes to stage.
+            labels = "line_start, line_end, project, source, ts, title, cjk, meta, scrub_version"
+            self.conn.executemany(
+                f"UPDATE chunks SET ({labels}) = (?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?", kept)
+            self.conn.executemany(
+                f"INSERT OR IGNORE INTO chunks(sha, path, ref, role, text, created, {labels}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", new_rows)
+            result.kept, result.added = len(kept), len(new_rows)
+            entry = {"path": path, "key": key, "project": project, "source": source, "ts": ts,
+                     "ingested": created, "scrub_version": rules, **(ledger or {})}
+            columns = ", ".join(f'"{name}"' for name in entry)
+            updates = ", ".join(f'"{name}" = excluded."{name}"' for name in entry if name != "path")
+            self.conn.execute(
+                f"INSERT INTO files({columns}) VALUES ({', '.join('?' * len(entry))}) "
+                f"ON CONFLICT(path) DO UPDATE SET {updates}", list(entry.values()))
         return result
 
     def purge_search_index(self) -> None:
@@ -707,14 +860,10 @@ class Brain:
         """Delete chunks by id; the FTS rows go by trigger, the vectors here (same transaction)."""
         ids = list(ids)
         self._purge = self._purge or bool(ids)
-        has_vec = self.has_vectors_table()
-        if has_vec and ids:
-            self.bump_vectors()
+        self.drop_vectors(ids)
         for start in range(0, len(ids), 500):
             part = ids[start:start + 500]
             marks = ",".join("?" * len(part))
-            if has_vec:
-                self.conn.execute(f"DELETE FROM vec_chunks WHERE rowid IN ({marks})", part)
             self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
         return len(ids)
 
@@ -765,9 +914,7 @@ class Brain:
                     if twin:
                         self._delete_ids([cid])
                         continue
-                    if self.has_vectors_table():
-                        self.conn.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
-                        self.bump_vectors()
+                    self.drop_vectors([cid])
                     self.conn.execute("UPDATE chunks SET text = ?, sha = ?, embedded = 0, embed_error = NULL "
                                       "WHERE id = ?", (text, sha, cid))
                 self.conn.execute("UPDATE chunks SET title = ?, meta = ?, cjk = ? WHERE id = ?",
@@ -820,6 +967,9 @@ class Brain:
             # A remembered fact lives on as long as its chunk (facts.py).
             self.conn.execute("DELETE FROM facts WHERE substr(path, 1, 5) = 'fact:' AND NOT EXISTS "
                               "(SELECT 1 FROM chunks c WHERE c.path = facts.path)")
+            # ... and a fact the forgotten one superseded is current again
+            self.conn.execute("UPDATE facts SET superseded_by = NULL, superseded = NULL WHERE superseded_by "
+                              "IS NOT NULL AND superseded_by NOT IN (SELECT id FROM facts)")
         return removed, files
 
     def forget_count(self, *, project: str | None = None, source: str | None = None) -> int:
@@ -880,24 +1030,26 @@ class Brain:
 
     def vacuum(self) -> tuple[int, int]:
         """Compact the brain: rebuild the vector table (vec0 leaves a hole in its storage for
-        every deleted vector and does not reuse it), merge the FTS index, then VACUUM the file.
-        The vector rebuild is one transaction, so a crash leaves the old table whole.
-        Returns the file size (bytes) before and after."""
+        every deleted vector and does not reuse it) in today's layout (VEC_CHUNK_SIZE), fill
+        the sign bits if they are not in step, merge the FTS index, then VACUUM the file.
+        The vector rebuild is one transaction, so a crash leaves the old table whole; the
+        same vectors under the same ids keep their bits. Returns the file size (bytes)
+        before and after."""
         if self.read_only:
             raise BrainError(f"cannot compact {self.path}: it is read-only here")
         before = os.path.getsize(self.path) + (
             os.path.getsize(f"{self.path}-wal") if os.path.exists(f"{self.path}-wal") else 0)
         if self.has_vectors_table():
-            sql = self.conn.execute(
-                "SELECT sql FROM sqlite_master WHERE name = 'vec_chunks' AND type = 'table'").fetchone()[0]
-            with self.write():
+            dim = self.vectors_dim()
+            with self._large_cache(), self.write():
                 self.conn.execute("CREATE TEMP TABLE vec_copy(id INTEGER PRIMARY KEY, embedding BLOB)")
                 self.conn.execute("INSERT INTO temp.vec_copy SELECT rowid, embedding FROM vec_chunks")
                 self.conn.execute("DROP TABLE vec_chunks")
-                self.conn.execute(sql)
+                self.conn.execute(vectors_table_sql(dim))
                 self.conn.execute(
                     "INSERT INTO vec_chunks(rowid, embedding) SELECT id, embedding FROM temp.vec_copy ORDER BY id")
                 self.conn.execute("DROP TABLE temp.vec_copy")
+            self.build_bits()
         with self.write():
             self.conn.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('optimize')")
         self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

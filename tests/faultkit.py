@@ -121,6 +121,14 @@ def check_invariants(path: Path) -> dict:
         assert set(vec_ids) == embedded, (
             f"embedded=1 without a vector: {sorted(embedded - set(vec_ids))[:5]}; "
             f"vector without embedded=1: {sorted(set(vec_ids) - embedded)[:5]}")
+        if "vec_bits" in tables:  # the sign bits mirror the vectors while their versions agree
+            versions = dict(conn.execute(
+                "SELECT key, value FROM meta WHERE key IN ('vectors_version', 'bits_version')"))
+            if versions.get("bits_version") == versions.get("vectors_version", "0"):
+                bit_ids = {r[0] for r in conn.execute("SELECT id FROM vec_bits")}
+                assert bit_ids == set(vec_ids), (
+                    f"bits without a vector: {sorted(bit_ids - set(vec_ids))[:5]}; "
+                    f"vector without bits: {sorted(set(vec_ids) - bit_ids)[:5]}")
         states = dict(conn.execute("SELECT embedded, count(*) FROM chunks GROUP BY embedded").fetchall())
         assert set(states) <= {-1, 0, 1}, states
         ledger = {r[0] for r in conn.execute("SELECT path FROM files")}
@@ -162,6 +170,18 @@ def vectors_by_chunk(path: Path) -> dict[tuple[str, str], bytes]:
         # one scan of vec0 (a join on rowid would scan it once per chunk)
         return {by_id.get(rowid, ("orphan", rowid)): bytes(blob)
                 for rowid, blob in brain.conn.execute("SELECT rowid, embedding FROM vec_chunks")}
+
+
+def wrong_bits(path: Path) -> int:
+    """How many sign-bit rows differ from their vector's signs (read through sqlite-vec)."""
+    from llm_secondbrain.store import open_brain
+
+    with open_brain(path, create=False) as brain:
+        if not brain.has_vectors_table():
+            return 0
+        return brain.conn.execute(
+            "SELECT count(*) FROM vec_bits b CROSS JOIN vec_chunks v ON v.rowid = b.id "
+            "WHERE b.bits IS NOT vec_quantize_binary(v.embedding)").fetchone()[0]
 
 
 def knn_ids(path: Path, k: int) -> set[int]:

@@ -2,6 +2,8 @@
 brain_remember / brain_recall tools through `llm -m echo`."""
 import json
 
+import pytest
+
 from conftest import dump_brain
 
 from llm_secondbrain import SecondBrain
@@ -139,3 +141,30 @@ def test_python_api(brain_path):
         assert [f.text for f in brain.facts()] == ["The invoice template lives in Drive/Admin"]
         brain.forget_fact(1)
         assert brain.facts() == [] and brain.recall("invoice template", mode="lexical") == []
+
+
+def test_a_newer_fact_supersedes_the_older_until_it_is_forgotten(run, brain_path):
+    run("brain", "remember", "The boiler service interval is 12 months")
+    missing = run("brain", "remember", "The boiler service interval is 24 months", "--supersedes", "9", ok=False)
+    assert missing.exit_code == 1 and "no fact 9 to supersede" in missing.stderr
+    assert len(facts_json(run)) == 1  # refused before anything was stored
+    said = run("brain", "remember", "The boiler service interval is now 18 months", "--supersedes", "1")
+    assert said.stdout.strip() == "remembered: fact:2 (supersedes fact:1)"
+    assert [h["citation"] for h in recall_json(run, "boiler service interval")] == ["fact:2"]
+    history = recall_json(run, "boiler service interval", "--history")
+    assert [h["citation"] for h in history] == ["fact:2", "fact:1"]
+    assert history[1]["superseded_by"] == "fact:2" and history[1]["superseded"]
+    assert "superseded by fact:2 on " in run("brain", "recall", "boiler interval", "--history").stdout
+    assert "(superseded by fact:2 on " in run("brain", "facts").stdout
+    # the tool supersedes too; forgetting the newest makes the one before it current again
+    output = echo_tool(run, "brain_remember", {"text": "The boiler service interval is 20 months",
+                                              "supersedes": 2}).stdout
+    assert "Remembered as fact:3 (it supersedes fact:2)" in output
+    assert [h["citation"] for h in recall_json(run, "boiler service interval")] == ["fact:3"]
+    run("brain", "forget", "--fact", "3")
+    assert [h["citation"] for h in recall_json(run, "boiler service interval")] == ["fact:2"]
+    with SecondBrain.open(brain_path) as brain:
+        fact = brain.remember("The boiler service interval is 12 months again", supersedes=2, embed=False)
+        assert fact.supersedes == 2 and [h.citation for h in brain.recall("boiler service interval")] == ["fact:3"]
+        with pytest.raises(ValueError, match="cannot supersede itself"):
+            brain.remember("The boiler service interval is 12 months again", supersedes=3)

@@ -26,7 +26,8 @@ from click.testing import CliRunner
 from llm.cli import cli
 
 from conftest import llm_cmd, unprivileged
-from faultkit import Corpus, check_invariants, connect, content, knn_ids, ledger, vectors_by_chunk
+from faultkit import (Corpus, check_invariants, connect, content, knn_ids, ledger, vectors_by_chunk,
+                      wrong_bits)
 
 CRASH_SEED = 7_2026
 MAX_CHARS = "300"  # a few paragraphs per chunk: many chunks per file, so replaces are partial
@@ -220,6 +221,7 @@ def _same_as_reference(brain: Path, state: set, vecs: dict, ledger_ref: dict) ->
     got = vectors_by_chunk(brain)
     assert got.keys() == vecs.keys()
     assert all(got[k] == vecs[k] for k in vecs), "a chunk holds another text's vector"
+    assert wrong_bits(brain) == 0
     counts = check_invariants(brain)
     assert knn_ids(brain, counts["chunks"] + 5) == {r[0] for r in connect(brain).execute(
         "SELECT id FROM chunks WHERE embedded = 1")}

@@ -276,3 +276,4 @@ def test_a_long_query_is_refused_at_once_and_a_slow_call_times_out_while_others_
     assert long.is_error and "is too long" in long.content[0].text
     assert stats.structured_content["chunks"] == 3
     assert citations(lexical)[0].endswith("cabin.md:1")
+

@@ -1,8 +1,13 @@
 import json
+import os
 import random
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from llm.cli import cli
 
 from llm_secondbrain import SecondBrain
 from llm_secondbrain.faces.evaluate import answer_matches, collapse_to_notes, score_one
@@ -22,9 +27,11 @@ def write_notes(folder, notes: dict[str, str]):
     return folder
 
 
-@pytest.fixture
-def invoices(tmp_path, run, ollama):
-    """Thousands of near-miss invoice numbers and one exact one, embedded."""
+@pytest.fixture(scope="module")
+def _invoice_brain(tmp_path_factory, _server):
+    """Thousands of near-miss invoice numbers and one exact one, ingested and embedded once for
+    the module (the recall tests only read it); each test gets a copy of the brain file."""
+    base = tmp_path_factory.mktemp("invoices")
     rng = random.Random(7)
     notes = {}
     for i in range(1500):
@@ -42,8 +49,31 @@ def invoices(tmp_path, run, ollama):
     notes["bank.md"] = "Pay to IBAN NO9386011117947 at DNB, reference the invoice number."
     notes["bank2.md"] = "Old account IBAN NO9386011117948 is closed; do not use it."
     notes["spaced.md"] = "Kari's account: GB33 BUKB 2020 1555 5555 55, for the deposit."
-    folder = write_notes(tmp_path / "inv", notes)
-    run("brain", "ingest", folder, "--no-progress")
+    folder = write_notes(base / "inv", notes)
+    brain = base / "brain" / "brain.db"
+    (base / "llm-user").mkdir()
+    with pytest.MonkeyPatch.context() as env:  # what isolated_env gives a test, for the module
+        for var in [v for v in os.environ if v.startswith("SECONDBRAIN_")] + ["OLLAMA_HOST"]:
+            env.delenv(var, raising=False)
+        env.setenv("LLM_USER_PATH", str(base / "llm-user"))
+        env.setenv("SECONDBRAIN_DB", str(brain))
+        env.setenv("OLLAMA_URL", _server.url)
+        _server.wait_idle()
+        _server.reset()
+        _server.dim = 768
+        result = CliRunner().invoke(cli, ["brain", "ingest", str(folder), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    return folder, brain
+
+
+@pytest.fixture
+def invoices(_invoice_brain, brain_path, ollama):
+    """The invoices brain, copied where this test's brain lives."""
+    folder, built = _invoice_brain
+    brain_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for suffix in ("", "-wal"):
+        if Path(f"{built}{suffix}").exists():
+            shutil.copy(f"{built}{suffix}", f"{brain_path}{suffix}")
     return folder
 
 
@@ -294,6 +324,21 @@ def test_tool_through_llm_echo(run, invoices):
     assert "exact-b.md:1" in result.stdout and "credit note" in result.stdout
 
 
+def test_the_tools_llm_sees_are_the_ones_it_would_make_from_the_functions():
+    """The tools are registered with their schemas written out (llm would build them with
+    pydantic on every prompt): the same name, description, schema and hash as llm's own."""
+    import llm
+
+    import llm_secondbrain
+
+    tools = llm.get_tools()
+    for function in (llm_secondbrain.brain_recall, llm_secondbrain.brain_remember):
+        made = llm.Tool.function(function)
+        made.plugin = tools[made.name].plugin
+        assert tools[made.name].input_schema == made.input_schema
+        assert tools[made.name].hash() == made.hash() and tools[made.name].implementation is function
+
+
 def test_tool_degrades_when_ollama_is_down(run, invoices, monkeypatch):
     monkeypatch.setenv("OLLAMA_URL", "http://127.0.0.1:9")
     call = json.dumps({"tool_calls": [{"name": "brain_recall", "arguments": {"query": "INV/2026/00037"}}]})
@@ -308,31 +353,6 @@ def test_python_api(invoices, brain_path):
         assert hits[0].ranks["literal"] == 1
         result = brain.search("disputed", k=2, mode="lexical")
         assert result.mode == "lexical" and len(result.hits) == 2
-
-
-def test_fast_dense_path_matches_the_exact_scan(tmp_path, run, ollama, brain_path):
-    """The in-memory index (default) against vec0's exact scan, with and without filters."""
-    from llm_secondbrain.recall import vindex
-
-    notes = {f"n{i}.md": f"Note {i} about topic{i % 7} and theme{i % 11}, item {i * 37 % 101}."
-             for i in range(300)}
-    run("brain", "ingest", write_notes(tmp_path / "fast", notes), "--no-progress")
-    with SecondBrain.open(brain_path) as brain:
-        vindex.get(brain.brain.conn, 768)  # warm it now instead of in the background
-        for query in ("topic3 theme5", "item 74 about topic1", "note 12"):
-            for project in (None, "fast"):
-                fast = brain.search(query, k=10, mode="dense", project=project)
-                exact = brain.search(query, k=10, mode="dense", project=project, exact=True)
-                scores = [round(h.score, 4) for h in exact.hits]
-                assert [round(h.score, 4) for h in fast.hits] == scores
-                last = scores[-1]  # ties at the cut may be broken either way
-                assert ({h.id for h in fast.hits if round(h.score, 4) > last}
-                        == {h.id for h in exact.hits if round(h.score, 4) > last})
-        # the index follows forget: a removed chunk is never returned
-        gone = brain.search("topic3 theme5", k=1, mode="dense").hits[0]
-        brain.brain.forget(paths=[gone.path])
-        assert gone.id not in [h.id for h in brain.search("topic3 theme5", k=10, mode="dense").hits]
-    vindex.forget_cache()
 
 
 # --- issue 14: exact tokens, snippets, spread, relevance floor, eval ----------------------------

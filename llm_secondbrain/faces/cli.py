@@ -1,5 +1,6 @@
 """The `llm brain ...` commands: parse, call the façade, format. No storage or retrieval logic
-here; every failure a user can cause becomes one line on stderr and exit code 1 (`BrainGroup`)."""
+here; every failure a user can cause becomes one line on stderr and exit code 1 (the group's
+error boundary, group.py). This module loads only when a `brain` command runs."""
 from __future__ import annotations
 
 import contextlib
@@ -11,42 +12,7 @@ import click
 from .. import config
 from ..options import click_options, from_click
 from ..wording import plural
-
-
-class BrainGroup(click.Group):
-    """The group's one error boundary: expected failures are one line and exit 1, never a
-    traceback. ClickExceptions (usage errors, EmbedError) pass through as click shows them."""
-
-    def invoke(self, ctx: click.Context):
-        from ..ingest.sources import SourceError
-        from ..store import DB_ERRORS, BrainError
-
-        try:
-            return super().invoke(ctx)
-        except click.ClickException:
-            raise
-        except BrokenPipeError:
-            _quiet_after_broken_pipe()
-        except (BrainError, SourceError, ValueError) as e:
-            raise _fail(str(e)) from None
-        except DB_ERRORS as e:
-            raise _fail(f"brain database error: {e}") from None
-        except OSError as e:
-            raise _fail(f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")) from None
-
-
-def _quiet_after_broken_pipe() -> None:
-    """`llm brain recall ... | head`: the reader left, so stop without a word. Point stdout
-    at /dev/null so the interpreter's final flush does not complain either."""
-    import os
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(0)
-
-
-def _fail(message: str) -> click.ClickException:
-    return click.ClickException(message.splitlines()[0] if message else "failed")
+from .group import _fail, brain
 
 
 def db_option(fn):
@@ -93,15 +59,6 @@ def _human_size(n: int) -> str:
     return f"{n} B"
 
 
-@click.group(name="brain", cls=BrainGroup)
-def brain():
-    """A personal second brain: scrubbed notes, hybrid recall.
-
-    Ingest folders, files and standard input into one SQLite file, with every secret
-    redacted before it is stored, then recall by meaning or by exact token.
-    """
-
-
 @brain.command(name="path")
 @click.option("--datasette", is_flag=True, help="Print the command that opens the brain in Datasette")
 @db_option
@@ -144,6 +101,12 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
         llm brain recall "what did we decide about invoicing?"
         llm brain recall INV/2026/00037 --json
         llm brain recall "backup schedule" --project ops --since 30d -n 5
+        llm brain recall "what did I decide last week about the boiler" --explain
+
+    A time phrase in the query (yesterday, last week, this month, in March 2026, since May,
+    before 2025, two weeks ago) limits the search to those dates in your time zone and is
+    taken out of the query; when nothing dated then matches, every date is searched.
+    --since/--until (the phrase then stays a word of the query) and --no-dates turn it off.
     """
     if values.get("path"):
         values["path"] = _path_filter(values["path"])
@@ -152,9 +115,13 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
         result = sb.search(" ".join(query), options, fresh=fresh)
     for note in result.notes:
         click.echo(note, err=True)
+    if explain and not as_json and result.when:
+        click.echo(_when_line(result.when))
     if explain and not as_json and result.mode == "hybrid":
         weights = ", ".join(f"{lane} {w:g}" for lane, w in result.weights.items())
         click.echo(f"[hybrid: {result.fusion} fusion; weights {weights} ({result.why})]")
+    if explain and not as_json and result.dense:
+        click.echo(f"[dense: {result.dense}]")
     if not result.relevant or not result.hits:
         if not as_json:  # --json: no lines is the answer, as before
             click.echo("nothing in the brain matches", err=True)
@@ -162,14 +129,26 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
     for rank, hit in enumerate(result.hits, start=1):
         if as_json:
             click.echo(json.dumps({"rank": rank, "mode": result.mode, "scale": result.scale,
-                                   **hit.as_dict(), "stale": hit.id in result.stale}))
+                                   **hit.as_dict(), "stale": hit.id in result.stale,
+                                   "when": result.when.as_dict() if result.when else None}))
             continue
         click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}  [{hit.project}]")
         click.echo(f"    {hit.snippet}")
+        if hit.superseded_by:
+            click.echo(f"    (remembered {hit.ts}; superseded by {hit.superseded_by} on {hit.superseded})")
+        if hit.flags:
+            click.echo(f"    (reads like instructions to a model: {', '.join(hit.flags)}; marked so for models)")
         if explain:
             parts = [f"{lane} #{r}" + (f" +{hit.contributions[lane]:.4f}" if lane in hit.contributions else "")
                      for lane, r in sorted(hit.ranks.items())]
             click.echo(f"    [{result.mode}] " + ", ".join(parts))
+
+
+def _when_line(when) -> str:
+    """--explain's account of the time phrase read from the query."""
+    if when.fallback:
+        return f"[time: {when.phrase!r} = {when.shown} (your time zone): nothing there matched, searched every date]"
+    return f"[time: {when.phrase!r} = {when.shown} (your time zone); searched for {when.rest!r}]"
 
 
 @brain.command(name="ingest")
@@ -510,18 +489,26 @@ def _path_filter(value: str) -> str:
 @click.argument("text", nargs=-1, required=True)
 @click.option("--tag", "tags", multiple=True, help="A tag for the fact (repeatable)")
 @click.option("--project", help="Project stored with the fact")
+@click.option("--supersedes", type=click.IntRange(min=1), metavar="ID",
+              help="This fact replaces fact ID: recall shows the older one only with --history")
 @json_option
 @db_option
-def remember_cmd(text, tags, project, as_json, db_path):
+def remember_cmd(text, tags, project, supersedes, as_json, db_path):
     """Remember TEXT as a fact (or - to read it from standard input).
 
     The fact is scrubbed like everything else, stored once however often it is remembered,
     found by recall and cited as fact:<id>. Without Ollama it is stored all the same and
-    embedded later (llm brain embed).
+    embedded later (llm brain embed). With --supersedes ID the older fact stays, marked as
+    replaced: recall leaves it out unless asked (--history); forgetting the newer fact
+    makes it current again.
+
+    \b
+    Example:
+        llm brain remember "the boiler service interval is now 18 months" --supersedes 3
     """
     body = sys.stdin.read() if text == ("-",) else " ".join(text)
     with _open(db_path, create=True) as sb:
-        fact = sb.remember(body, tags=tags, project=project, origin="cli")
+        fact = sb.remember(body, tags=tags, project=project, origin="cli", supersedes=supersedes)
     embedding = fact.embedding or {}
     if embedding.get("error"):
         click.echo(f"embedding pending ({embedding['error'].rstrip('.')}); "
@@ -529,7 +516,8 @@ def remember_cmd(text, tags, project, as_json, db_path):
     if as_json:
         click.echo(json.dumps(fact.as_dict()))
     else:
-        click.echo(f"{'remembered' if fact.stored else 'already remembered'}: {fact.citation}")
+        click.echo(f"{'remembered' if fact.stored else 'already remembered'}: {fact.citation}"
+                   + (f" (supersedes fact:{fact.supersedes})" if fact.supersedes else ""))
 
 
 @brain.command(name="facts")
@@ -545,7 +533,8 @@ def facts_cmd(as_json, db_path):
             continue
         tags = f"  #{' #'.join(fact.tags)}" if fact.tags else ""
         project = f"  [{fact.project}]" if fact.project else ""
-        click.echo(f"{fact.citation}  {fact.created}{project}{tags}")
+        replaced = f"  (superseded by fact:{fact.superseded_by} on {fact.superseded})" if fact.superseded_by else ""
+        click.echo(f"{fact.citation}  {fact.created}{project}{tags}{replaced}")
         click.echo(f"    {' '.join(fact.text.split())}")
     if not rows and not as_json:
         click.echo("no facts remembered yet", err=True)
@@ -553,22 +542,50 @@ def facts_cmd(as_json, db_path):
 
 @brain.command(name="mcp")
 @click.option("--read-only", is_flag=True, help="Offer recall, sources and stats only (no remember)")
+@click.option("--http", "address", metavar="[HOST:]PORT",
+              help="Serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1)")
+@click.option("--allow-remote", is_flag=True,
+              help="With --http: allow a non-loopback HOST (needs SECONDBRAIN_MCP_TOKEN)")
+@click.option("--allow-host", "allowed_hosts", multiple=True, metavar="NAME",
+              help="With --http: another Host (and Origin) name clients may use (repeatable)")
 @db_option
-def mcp_cmd(read_only, db_path):
-    """Run an MCP server on standard input and output, for agents outside llm.
+def mcp_cmd(read_only, address, allow_remote, allowed_hosts, db_path):
+    """Run an MCP server for agents outside llm: on standard input and output, or with
+    --http over Streamable HTTP, one warm brain for every agent on the machine.
 
     Tools: recall, sources, stats and (unless --read-only) remember. Configure your MCP
-    client to start: llm brain mcp (optionally with --db PATH). Needs the mcp extra:
-    llm install 'llm-secondbrain[mcp]'.
+    client to start: llm brain mcp (optionally with --db PATH), or point it at
+    http://127.0.0.1:PORT/mcp. Over HTTP the Host and Origin headers are checked (a web page
+    cannot call it), SECONDBRAIN_MCP_TOKEN makes every request carry that bearer token, and
+    an address other machines reach needs --allow-remote and the token. Needs the mcp
+    extra: llm install 'llm-secondbrain[mcp]'.
+
+    \b
+    Examples:
+        llm brain mcp
+        llm brain mcp --http 8765
     """
+    if (allow_remote or allowed_hosts) and not address:
+        raise _fail("--allow-remote and --allow-host go with --http")
     try:
         from .mcp_server import serve
+        if address:
+            from .mcp_http import serve_http
     except ModuleNotFoundError as e:
-        if (e.name or "").split(".")[0] not in ("mcp", "jsonschema"):
+        if (e.name or "").split(".")[0] not in ("mcp", "jsonschema", "uvicorn", "starlette"):
             raise
         raise _fail("llm brain mcp needs the mcp extra: llm install 'llm-secondbrain[mcp]'") from None
+    if address:
+        from .mcp_http import check, parse_address, TOKEN_VAR
+        import os
+
+        host, _ = parse_address(address)  # refused before the brain is opened
+        check(host, allow_remote=allow_remote, token=os.environ.get(TOKEN_VAR))
     with _open(db_path, create=not read_only) as sb:
-        serve(sb, read_only=read_only)
+        if address:
+            serve_http(sb, address, read_only=read_only, allow_remote=allow_remote, allowed_hosts=allowed_hosts)
+        else:
+            serve(sb, read_only=read_only)
 
 
 @brain.command(name="update")

@@ -2,6 +2,7 @@
 degrade like the CLI: without Ollama or vectors they answer lexically and say so on stderr."""
 from __future__ import annotations
 
+import re
 import sys
 
 import llm
@@ -32,36 +33,48 @@ def _note(note: str) -> None:
         print(note, file=sys.stderr)
 
 
+_KIND_WORD = re.compile(r"(?:^|\s)(-?)kind:(\S+)(?=\s|$)")
+
+
 def fragment(argument: str) -> llm.Fragment:
     # `!fragment brain:two words` in `llm chat` passes one word: %20 stands for a space
     # (no real token holds %20, and C++, snake_case or a+b pass unchanged).
+    # `kind:note` keeps one kind of source, `-kind:email` leaves one out (repeatable).
     query = argument.replace("%20", " ").strip()
+    kinds: dict[str, list[str]] = {"": [], "-": []}
+    for sign, value in _KIND_WORD.findall(query):
+        kinds[sign].append(value)
+    query = _KIND_WORD.sub(" ", query).strip()
     if not query:
         raise ValueError("brain: needs a query, as in -f brain:'INV/2026/00037'")
     from ..scrub import scrub
 
-    result, settings = _search(query, RecallOptions(k=FRAGMENT_K))
+    result, settings = _search(query, RecallOptions(k=FRAGMENT_K, kind=",".join(kinds[""]) or None,
+                                                    exclude_kind=",".join(kinds["-"]) or None))
     text = context_text(result, settings.fragment_chars)
     shown = scrub(query)  # the fragment goes to a model and into llm's log: no secret in it
     return llm.Fragment(f"Passages from my notes for: {shown}\n\n{text}", source=f"brain:{shown}")
 
 
-def tool(query: str, k: int = 5) -> str:
+def tool(query: str, k: int = 5, kind: str = "", exclude_kind: str = "") -> str:
     """The tool answers in words even when the question is wrong: the model can fix it."""
     try:
-        result, settings = _search(query, RecallOptions(k=max(1, min(int(k), TOOL_MAX_K))))
+        result, settings = _search(query, RecallOptions(k=max(1, min(int(k), TOOL_MAX_K)), kind=kind or None,
+                                                        exclude_kind=exclude_kind or None))
     except ValueError as e:
         return f"brain_recall could not search: {e}"
     return context_text(result, settings.fragment_chars)
 
 
-def remember(text: str, tags: str = "", project: str = "", turn: str | None = None) -> str:
+def remember(text: str, tags: str = "", project: str = "", turn: str | None = None,
+             supersedes: int | None = None) -> str:
     """The brain_remember tool: store a fact; the answer tells the model how it is cited."""
     with SecondBrain.open(create=True, settings=config.load()) as brain:
         fact = brain.remember(text, tags=[tags] if tags else [], project=project or None,
-                              origin="llm:brain_remember", turn=turn)
+                              origin="llm:brain_remember", turn=turn, supersedes=supersedes or None)
     error = (fact.embedding or {}).get("error")
     if error:
         _note(f"fact stored, embedding pending ({error.rstrip('.')}); run: llm brain embed")
     said = "Remembered" if fact.stored else "Already remembered"
-    return f"{said} as {fact.citation}: {fact.text}"
+    replaced = f" (it supersedes fact:{fact.supersedes})" if fact.supersedes else ""
+    return f"{said} as {fact.citation}{replaced}: {fact.text}"

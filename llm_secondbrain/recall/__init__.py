@@ -38,13 +38,16 @@ Function words are dropped from the lexical query (`content_words`): in a small 
 The package, one job per module: query (what the query is, its code-like spans and identifiers),
 lanes (dense, lexical, literal; filters; documents), fusion (the rules, z-score, RRF, promotion,
 the per-note cap), floor (relevance on the brain's own scale, and where a model's passages
-stop), present (hits, snippets), vindex (the in-memory vectors),
+stop), present (hits, snippets), vindex (the dense search: sign bits, exact scan),
 stale (hits whose file changed). `recall()` below drives them.
 """
 from __future__ import annotations
 
+from ..facts import superseded_chunks
 from ..options import RecallOptions
 from .floor import FLOOR_SD, NAME_FLOOR_SD, relevant, tail
+from .inject import flags as instruction_flags
+from .kind import kinds as kind_of_chunks
 from .fusion import (
     CLAIM_LEXICAL_WEIGHT, CODE_LEXICAL_WEIGHT, DEFAULT_WEIGHTS, FUSION_RULES, LITERAL_BONUS,
     PROSE_LEXICAL_WEIGHT, QUESTION_LEXICAL_WEIGHT, adaptive_weights, per_note, promote, rrf, zscore,
@@ -85,7 +88,12 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         weights, why = {**DEFAULT_WEIGHTS, "lexical": options.lexical_weight}, "weights given"
     else:
         weights, why = adaptive_weights(query, token=bool(holders))
-    lanes, used, cosines = _lanes(conn, query, options, query_vector, filters)
+    lanes, used, dense_how, cosines = _lanes(conn, query, options, query_vector, filters)
+    replaced = superseded_chunks(conn)  # remembered facts a newer fact replaced
+    if replaced and not options.history:
+        lanes = {lane: [(cid, s) for cid, s in found if cid not in replaced] for lane, found in lanes.items()}
+        holders = {cid: v for cid, v in holders.items() if cid not in replaced}
+        cosines = {cid: c for cid, c in cosines.items() if cid not in replaced}
     ids = [cid for found in lanes.values() for cid, _ in found]
     if used in ("dense", "lexical"):
         scored = [(cid, {"score": score, "ranks": {used: r}, "contributions": {}})
@@ -104,13 +112,22 @@ def recall(conn, query: str, options: RecallOptions | None = None,
     # weighs no word, so there the literal lane still speaks for it.
     if "lexical" not in lanes or not is_claim(query):
         scored = promote(scored, holders, by_title=not is_natural(query))
+    if replaced and options.history:  # newer facts first: the replaced ones after every current hit
+        scored = [s for s in scored if s[0] not in replaced] + [s for s in scored if s[0] in replaced]
     scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
     hits = _hits(conn, scored[:options.k], query)
-    result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, cosines, holders, filters))
+    result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, cosines, holders, filters),
+                          dense=dense_how)
     if result.relevant:
         words = dict(lanes.get("lexical", []))
         result.strong = tail(conn, query, [cosines.get(h.id) for h in hits],
                              [words.get(h.id) for h in hits], [h.id in holders for h in hits])
+    kinds = kind_of_chunks(conn, [hit.id for hit in result.hits])
+    for hit in result.hits:
+        hit.kind, hit.flags = kinds.get(hit.id), instruction_flags(hit.text)
+        if hit.id in replaced:
+            newer, when = replaced[hit.id]
+            hit.superseded_by, hit.superseded = f"fact:{newer}", when
     result.scale = SCALES["rrf" if used == "hybrid" and options.fusion == "rrf" else used]
     if used == "hybrid":
         result.weights = weights

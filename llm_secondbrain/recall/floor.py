@@ -53,9 +53,8 @@ def scale(conn) -> tuple[float, float] | None:
     random, under the model its vectors come from; None without vectors. The sample is the
     same for a given brain (ids spread evenly by a fixed stride), so a query's verdict does
     not change from one run to the next."""
-    from .vindex import version
-
-    key = (_db_path(conn), version(conn))
+    row = conn.execute("SELECT value FROM meta WHERE key = 'vectors_version'").fetchone()
+    key = (_db_path(conn), row[0] if row else "0")  # bumped by every write to the vectors
     with _lock:
         if key in _scales:
             return _scales[key]
@@ -65,20 +64,21 @@ def scale(conn) -> tuple[float, float] | None:
     low, high = row
     step = max(1, (high - low + 1) // NULL_SAMPLE)
     ids = list(range(low, high + 1, step))[:NULL_SAMPLE]  # evenly over the brain, every time
-    import numpy as np
-
     blobs = []
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        blobs += [b for (b,) in conn.execute(
-            f"SELECT embedding FROM vec_chunks WHERE rowid IN ({','.join('?' * len(part))})", part)]
+    for rowid in ids:  # vec0 reads by rowid one at a time (rowid IN scans every row)
+        got = conn.execute("SELECT embedding FROM vec_chunks WHERE rowid = ?", (rowid,)).fetchone()
+        if got:
+            blobs.append(got[0])
+    blobs = [b for b in blobs if blobs and len(b) == len(blobs[0])]
     if len(blobs) < 3:  # no spread to read yet
         return None
-    dim = len(blobs[0]) // 4
-    sample = np.frombuffer(b"".join(b for b in blobs if len(b) == dim * 4),
-                           np.float32).reshape(-1, dim)
-    pairs = (sample @ sample.T)[np.triu_indices(len(sample), 1)]
-    found = (float(pairs.mean()), float(pairs.std()) or 1.0)
+    # every pair's cosine in sqlite-vec's C, not Python (no NumPy in a one-shot process)
+    sample = "VALUES " + ",".join("(?, ?)" for _ in blobs)
+    mean, square = conn.execute(
+        f"WITH s(i, v) AS ({sample}) SELECT avg(c), avg(c * c) FROM (SELECT 1 - "
+        "vec_distance_cosine(a.v, b.v) AS c FROM s a JOIN s b ON a.i < b.i)",
+        [x for i, blob in enumerate(blobs) for x in (i, blob)]).fetchone()
+    found = (float(mean), math.sqrt(max(square - mean * mean, 0.0)) or 1.0)
     with _lock:
         _scales[key] = found
     return found

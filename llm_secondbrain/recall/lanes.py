@@ -6,7 +6,6 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable
 
 from ..options import RecallOptions
 from ..segment import title
@@ -35,6 +34,8 @@ class Filters:
     format: str | None = None  # the reader a source was read with (files.format)
     exclude_source: str | None = None
     role: str | None = None  # user / assistant: who wrote a conversation chunk
+    kind: str | None = None  # comma-separated kind ids (recall.kind): only these
+    exclude_kind: str | None = None  # ... or all but these
 
     def sql(self, alias: str = "c") -> tuple[str, list]:
         clauses, params = [], []
@@ -64,6 +65,13 @@ class Filters:
         if self.format:
             clauses.append(f"{alias}.path IN (SELECT path FROM files WHERE format = ?)")
             params.append(self.format)
+        for value, op in ((self.kind, "IN"), (self.exclude_kind, "NOT IN")):
+            if value:
+                from .kind import sql as kind_sql
+
+                ids = value.split(",")
+                clauses.append(f"{kind_sql(alias)} {op} ({','.join('?' * len(ids))})")
+                params.extend(ids)
         return " AND ".join(clauses), params
 
     def __bool__(self) -> bool:
@@ -151,42 +159,16 @@ def lexical(conn, query: str, pool: int, filters: Filters | None = None) -> list
 def dense(conn, vector: bytes, pool: int, filters: Filters | None = None,
           exact: bool = False) -> list[tuple[int, float]]:
     """KNN by L2 distance over unit vectors: (id, distance), nearest first."""
-    return _dense_plan(conn, vector, pool, filters, exact)[0]()
+    return _dense(conn, vector, pool, filters, exact).found
 
 
-def _dense_plan(conn, vector: bytes, pool: int, filters: Filters | None,
-                exact: bool) -> tuple[Callable[[], list[tuple[int, float]]], bool]:
-    """Do what dense retrieval needs from SQLite now; return the search itself, and whether it
-    runs without the connection (so the lexical lane can use it meanwhile).
+def _dense(conn, vector: bytes, pool: int, filters: Filters | None, exact: bool):
+    """The dense lane's search (vindex.nearest: the sign-bit index, or vec0's exact scan
+    when that is faster or asked for), with the filters inside the search itself."""
+    from .vindex import nearest
 
-    The fast path searches the process's in-memory index of the vectors (vindex); when that
-    is not built yet, the query scans vec0 exactly and the index is built in the background for
-    the next ones. `exact=True` always scans vec0. With filters the candidate ids go into the
-    search itself: vec0 applies other WHERE clauses after its top-k, which would silently
-    return fewer than k hits."""
-    if not exact:
-        from . import vindex
-
-        index = vindex.warm(conn, len(vector) // 4)
-        if index is not None:
-            allowed = None
-            if filters:
-                where, params = filters.sql("c")
-                allowed = vindex.ids_array(conn.execute(f"SELECT c.id FROM chunks c WHERE {where}", params))
-            import numpy as np
-
-            query = np.frombuffer(vector, np.float32)
-            return (lambda: index.search(query, pool, allowed)), True
-    if filters:
-        where, params = filters.sql("c")
-        sql = ("SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? "
-               f"AND rowid IN (SELECT c.id FROM chunks c WHERE {where}) ORDER BY distance")
-        args = [vector, pool, *params]
-    else:
-        sql = "SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance"
-        args = [vector, pool]
-    return (lambda: conn.execute(sql, args).fetchall()), False
-
+    where, params = filters.sql("c") if filters else ("", [])
+    return nearest(conn, vector, pool, where, params, exact=exact)
 
 
 def literal(conn, query: str, filters: Filters | None = None) -> dict[int, tuple[int, bool, int]]:
@@ -248,7 +230,7 @@ def in_context(conn, found: list[tuple[int, float]], vector: bytes) -> list[tupl
     0.611; 0.4 gave 0.964 and 0.603.) Best first."""
     if not found:
         return found
-    import numpy as np
+    from array import array
 
     ids = [cid for cid, _ in found]
     first: dict[int, int] = {}
@@ -259,44 +241,38 @@ def in_context(conn, found: list[tuple[int, float]], vector: bytes) -> list[tupl
             "ORDER BY o.line_start, o.id LIMIT 1) FROM chunks c WHERE c.path IS NOT NULL AND "
             f"c.id IN ({','.join('?' * len(part))})", part).fetchall())
     openers = sorted({o for cid, o in first.items() if o != cid})
-    query = np.frombuffer(vector, np.float32)
+    query = array("f", vector)
     opening: dict[int, float] = {}
-    for i in range(0, len(openers), 500):
-        part = openers[i:i + 500]
-        for rowid, blob in conn.execute(
-                f"SELECT rowid, embedding FROM vec_chunks WHERE rowid IN ({','.join('?' * len(part))})", part):
-            if len(blob) == len(vector):
-                opening[rowid] = float(np.frombuffer(blob, np.float32) @ query)
+    for rowid in openers:  # vec0 reads by rowid one at a time (rowid IN scans every row)
+        row = conn.execute("SELECT embedding FROM vec_chunks WHERE rowid = ?", (rowid,)).fetchone()
+        if row and len(row[0]) == len(vector):
+            opening[rowid] = sum(a * b for a, b in zip(array("f", row[0]), query))
     blended = [(cid, (1 - NOTE_CONTEXT) * cos + NOTE_CONTEXT * opening.get(first.get(cid, cid), cos))
                for cid, cos in found]
     return sorted(blended, key=lambda item: -item[1])
 
 
 def _lanes(conn, query: str, options: RecallOptions, vector: bytes | None,
-           filters: Filters) -> tuple[dict[str, list[tuple[int, float]]], str, dict[int, float]]:
+           filters: Filters) -> tuple[dict[str, list[tuple[int, float]]], str, str | None, dict[int, float]]:
     """Each lane's (id, score) candidates, higher is better (dense: cosine in its note's
-    context, `in_context`; lexical: -bm25), the mode actually used, and each dense hit's own
-    cosine (for the floor). The lanes run one after the other: on real queries the
-    lexical lane takes a millisecond or two, too little to be worth a thread kept in the
-    caller's process. A dense search from the in-memory copy runs with BLAS bounded to one
-    thread for that call only (`vindex.one_blas_thread`), in every mode."""
+    context, `in_context`; lexical: -bm25), the mode actually used, how the dense lane searched
+    (for --explain), and each dense hit's own cosine (for the floor). The lanes run one after
+    the other: on real queries the lexical lane takes a millisecond or two, too little to be
+    worth a thread kept in the caller's process."""
     fetch = max(options.pool, options.k * options.per_note)
     lanes: dict[str, list[tuple[int, float]]] = {}
-    used = options.mode
+    used, how = options.mode, None
     if used in ("hybrid", "dense"):
         if vector is None:
             used = "lexical"
         else:
-            from .vindex import one_blas_thread
-
-            search, _ = _dense_plan(conn, vector, fetch, filters, options.exact)
-            with one_blas_thread():
-                found = search()
-            cosines = [(cid, 1 - d * d / 2) for cid, d in found]  # cosine of unit vectors
+            found = _dense(conn, vector, fetch, filters, options.exact)
+            how = found.how
+            cosines = [(cid, 1 - d * d / 2) for cid, d in found.found]  # cosine of unit vectors
             lanes["dense"] = in_context(conn, cosines, vector)
     if used in ("hybrid", "lexical"):
         lanes["lexical"] = [(cid, -score) for cid, score in lexical(conn, query, fetch, filters)]
         if used == "hybrid" and not lanes["lexical"]:
             used = "dense"  # no lexical match: dense alone
             del lanes["lexical"]
-    return lanes, used, dict(cosines) if "dense" in lanes else {}
+    return lanes, used, how, dict(cosines) if "dense" in lanes else {}

@@ -36,6 +36,10 @@ class Hit:
     meta: dict | None = None  # what the format knows: page, chapter, message id, heading
     snippet: str = ""  # the part of the chunk that matched: the literal token's line, or the best line
     match_line: int | None = None  # the line of the file that snippet is on
+    superseded_by: str | None = None  # a remembered fact a newer one replaced: its citation (history)
+    superseded: str | None = None  # ... and when
+    kind: str | None = None  # recall.kind: note, document, email, webpage, conversation, fact
+    flags: list[str] = field(default_factory=list)  # recall.inject: why it reads as instructions to a model
 
     @property
     def citation(self) -> str:
@@ -59,7 +63,8 @@ class Hit:
             "match_line": self.match_line, "citation": self.citation, "project": self.project,
             "source": self.source, "ts": self.ts, "score": self.score, "ranks": self.ranks,
             "contributions": self.contributions, "meta": self.meta, "snippet": self.snippet,
-            "text": self.text,
+            "text": self.text, "kind": self.kind, "flags": self.flags, **({"superseded_by": self.superseded_by, "superseded": self.superseded}
+                                  if self.superseded_by else {}),
         }
 
 
@@ -75,6 +80,8 @@ class RecallResult:
     strong: int = 0  # the leading hits near the top one (floor.tail): what a model is given
     scale: str = ""  # what the scores are: SCALES[...]
     stale: set[int] = field(default_factory=set)  # hits whose file changed since it was ingested
+    dense: str | None = None  # how the dense lane searched, and why that way (vindex.Dense.how)
+    when: object | None = None  # recall.when.When: the time phrase read from the query, if any
 
     def for_a_model(self) -> list[Hit]:
         """The hits a model is given (fragment, tool, MCP): none below the floor ("nothing
