@@ -162,8 +162,10 @@ def build(name: str, folder: Path, work: Path, url: str, embedder: str, root: Pa
     env = env_for(db, url)
     env["PYTHONPATH"] = str(root)
     start = time.time()
+    # run from the brain's folder: `python -m` and `-c` put the current folder first on
+    # sys.path, which would import the checkout the bench was started from, not `root`
     done = subprocess.run([python, "-m", "llm", "brain", "ingest", str(folder), "--no-progress"],
-                          env=env, text=True, capture_output=True)
+                          env=env, text=True, capture_output=True, cwd=db.parent)
     if done.returncode:
         raise SystemExit(f"ingest of {name} failed:\n{done.stderr}")
     print(f"[{name}] {done.stdout.strip()} ({time.time() - start:.0f}s)", file=sys.stderr, flush=True)
@@ -350,13 +352,14 @@ def latency(args, work: Path) -> None:
     codes = [("this checkout", ROOT, sys.executable)] + (
         [(f"today ({args.today})", Path(args.today), args.today_python or sys.executable)]
         if args.today else [])
-    envs = []
+    envs, dirs = [], []
     for label, root, python in codes:
         db = build("til-latency" if root == ROOT else "til-today", folder, work, args.url, args.embedder,
                    root=root, python=python)
         env = env_for(db, args.url)
         env["PYTHONPATH"] = str(root)
         envs.append(env)
+        dirs.append(db.parent)  # not the checkout the bench runs from (see build)
     script = (
         "import json, sys, time, statistics\n"
         "from llm_secondbrain import config\nfrom llm_secondbrain.api import SecondBrain\n"
@@ -373,13 +376,14 @@ def latency(args, work: Path) -> None:
     shots: list[list[float]] = [[] for _ in codes]
     for _ in range(2):
         for i, (_, _, python) in enumerate(codes):
-            done = subprocess.run([python, "-c", script], env=envs[i], text=True, capture_output=True, check=True)
+            done = subprocess.run([python, "-c", script], env=envs[i], text=True, capture_output=True,
+                                  check=True, cwd=dirs[i])
             for mode, times in json.loads(done.stdout).items():
                 inproc[i].setdefault(mode, []).extend(times)
     for q in sample[:10]:
         for i, (_, _, python) in enumerate(codes):
             start = time.perf_counter()
-            subprocess.run([python, "-m", "llm", "brain", "recall", q["query"]], env=envs[i],
+            subprocess.run([python, "-m", "llm", "brain", "recall", q["query"]], env=envs[i], cwd=dirs[i],
                            capture_output=True, check=True)
             shots[i].append(time.perf_counter() - start)
     print("### Latency (til, median ms, runs interleaved; the machine was shared with other work)\n")
