@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +15,12 @@ from click.testing import CliRunner
 from llm.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# A shell starts a background job (`pytest ... &`) with Ctrl-C ignored, and the commands the tests
+# start would inherit that: `watch` and `ingest` would then never see the SIGINT the tests send.
+# A handler here is reset to the default in every child, so they can be interrupted again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
