@@ -7,7 +7,7 @@ of `facts` (its text, tags, project, who stored it and in which turn when known,
 as one chunk with path `fact:<id>`, source `remember` and role `fact`, so recall, its filters,
 the fragment and the tool find it and cite it as `fact:<id>` like any passage. The chunk is
 embedded with the rest of the backlog. Forgetting the chunk (`llm brain forget --fact ID`, or
-`--source remember`) forgets the fact (store.Brain.forget).
+`--source remember`) forgets the fact (store.Brain.forget); its id is never given again.
 
 A newer fact may supersede an older one (`remember --supersedes ID`): the older stays, marked
 with the newer's id and when, and recall leaves it out unless asked for the history
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 SOURCE = "remember"
 ROLE = "fact"
 PREFIX = "fact:"
+HIGHEST_ID = "fact_highest_id"  # meta key: the highest fact id ever given
 
 
 @dataclass
@@ -115,11 +116,12 @@ def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Ite
                 conn.execute("UPDATE facts SET tags = ? WHERE id = ?", (json.dumps(fact.tags), fact.id))
         else:
             created = now_iso()
-            cur = conn.execute(
-                "INSERT INTO facts(text, source, created, tags, origin, turn, project, sha) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (body, SOURCE, created, json.dumps(tag_list), origin, turn, project, key))
-            fact = Fact(id=cur.lastrowid, text=body, tags=tag_list, project=project,
+            fact_id = _next_id(brain)
+            conn.execute(
+                "INSERT INTO facts(id, text, source, created, tags, origin, turn, project, sha) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (fact_id, body, SOURCE, created, json.dumps(tag_list), origin, turn, project, key))
+            fact = Fact(id=fact_id, text=body, tags=tag_list, project=project,
                         origin=origin, turn=turn, created=created)
         _stage(brain, gate, fact)
         if supersedes is not None:
@@ -130,6 +132,16 @@ def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Ite
             fact.superseded_by = fact.superseded = None
             fact.supersedes = supersedes
     return fact
+
+
+def _next_id(brain: Brain) -> int:
+    """An id no fact of this brain has had: a model may still hold `fact:N` of a forgotten fact
+    and must not cite or supersede a newer one by it (SQLite alone reuses the highest id once
+    it is deleted). The highest id given is kept in `meta`, inside the caller's transaction."""
+    highest = max(brain.conn.execute("SELECT coalesce(max(id), 0) FROM facts").fetchone()[0],
+                  int(brain.get_meta(HIGHEST_ID) or 0))
+    brain.set_meta(HIGHEST_ID, str(highest + 1))
+    return highest + 1
 
 
 def superseded_chunks(conn) -> dict[int, tuple[int, str | None]]:
