@@ -2,8 +2,8 @@
 """What the scrub gate and "gone means gone" cost (issue 32), through the real CLI in
 subprocesses, this checkout beside another one (the commit before the gate), interleaved.
 
-1. Ingest throughput, `llm brain ingest FOLDER --no-embed` into a fresh brain: CPU (user + sys)
-   of the command, median of interleaved runs, on the real dev notes (jbranchaud-til, extracted)
+1. Ingest throughput, `llm brain ingest FOLDER --no-embed` into a fresh brain: wall and CPU (user
+   + sys) of the command, median of interleaved runs, on the real dev notes (jbranchaud-til, extracted)
    and on a folder of documents (PDFs, DOCX, EPUB, an mbox, notebooks: every reader whose parts
    the gate joins), built with the tests' document builders.
 2. At 100,000 chunks (10,000 notes of 10 long paragraphs): one changed file re-ingested, and one
@@ -80,19 +80,28 @@ def documents(folder: Path, rng: random.Random) -> None:
 
 
 def throughput(checkouts: dict[str, Path], folders: dict[str, Path], runs: int, work: Path) -> None:
-    cpu: dict[tuple[str, str], list[float]] = {}
+    """`ingest --no-embed` of each folder into a fresh brain, each checkout in turn, `runs` times:
+    median wall and CPU seconds of each, and the ratio of CPU this checkout / the baseline."""
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for _ in range(runs):
         for label, folder in folders.items():
             for name, checkout in checkouts.items():
                 brain = work / f"t-{name}" / "brain.db"
                 shutil.rmtree(brain.parent, ignore_errors=True)
                 brain.parent.mkdir(parents=True)
-                cpu.setdefault((label, name), []).append(llm(checkout, brain, "brain", "ingest", str(folder),
-                                                             "--no-embed", "--no-progress")[1])
-    print("ingest --no-embed, CPU seconds (median of interleaved runs):")
-    for label in folders:
-        this, base = (statistics.median(cpu[(label, n)]) for n in ("this", "baseline"))
-        print(f"  {label:10s} this {this:6.2f}  baseline {base:6.2f}  ratio {this / base:.2f}")
+                times.setdefault((label, name), []).append(
+                    llm(checkout, brain, "brain", "ingest", str(folder), "--no-embed", "--no-progress"))
+    print(f"ingest --no-embed into a fresh brain, median of {runs} interleaved runs:")
+    for label, folder in folders.items():
+        files = sum(1 for p in folder.rglob("*") if p.is_file())
+        cpu = {}
+        cells = []
+        for name in checkouts:
+            wall = statistics.median(w for w, _ in times[(label, name)])
+            cpu[name] = statistics.median(c for _, c in times[(label, name)])
+            cells.append(f"{name} {wall:6.2f} s wall {cpu[name]:6.2f} s CPU ({files / wall:5.0f} files/s)")
+        print(f"  {label:10s} ({files:,} files)  " + "  |  ".join(cells)
+              + f"  |  CPU ratio {cpu['this'] / cpu['baseline']:.2f}")
 
 
 def purge_cost(checkouts: dict[str, Path], notes: int, work: Path) -> None:

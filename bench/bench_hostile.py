@@ -39,10 +39,8 @@ import json
 import logging
 import os
 import random
-import resource
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tarfile
@@ -253,40 +251,14 @@ def bench_mcp(checkouts: dict[str, Path], work: Path) -> None:
 
 
 def bench_throughput(checkouts: dict[str, Path], runs: int, work: Path) -> None:
-    from bench_gate import TIL, documents
+    from bench_gate import TIL, documents, throughput
 
     folders = {"til notes": work / "til", "documents": work / "documents"}
     folders["til notes"].mkdir()
     with tarfile.open(TIL) as tar:
         tar.extractall(folders["til notes"], filter="data")
     documents(folders["documents"], random.Random(3))
-    times: dict[tuple[str, str], list[tuple[float, float]]] = collections.defaultdict(list)
-    for _ in range(runs):
-        for label, folder in folders.items():
-            for name, checkout in checkouts.items():
-                brain = work / f"t-{name}" / "brain.db"
-                shutil.rmtree(brain.parent, ignore_errors=True)
-                brain.parent.mkdir(parents=True)
-                env = {**os.environ, "PYTHONPATH": str(checkout), "SECONDBRAIN_DB": str(brain),
-                       "OLLAMA_URL": "http://127.0.0.1:9", "LLM_USER_PATH": str(brain.parent / "llm")}
-                before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                start = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "llm", "brain", "ingest", str(folder), "--no-embed",
-                                "--no-progress"], env=env, check=True, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, cwd=work)
-                wall = time.perf_counter() - start
-                after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-                times[(label, name)].append((wall, cpu))
-    print(f"Throughput: ingest --no-embed into a fresh brain, median of {runs} interleaved runs")
-    files = {label: sum(1 for p in folder.rglob("*") if p.is_file()) for label, folder in folders.items()}
-    for label in folders:
-        cells = []
-        for name in checkouts:
-            wall = statistics.median(w for w, _ in times[(label, name)])
-            cpu = statistics.median(c for _, c in times[(label, name)])
-            cells.append(f"{name} {wall:6.2f} s wall {cpu:6.2f} s CPU ({files[label] / wall:5.0f} files/s)")
-        print(f"  {label:10s} ({files[label]:,} files)  " + "  |  ".join(cells))
+    throughput(checkouts, folders, runs, work)
 
 
 def main() -> None:
