@@ -34,6 +34,24 @@ import brains  # noqa: E402
 from llm_secondbrain.api import SecondBrain  # noqa: E402
 
 
+async def _session_times(session, start: float, queries: list[str], k: int, mode: str,
+                         how: str) -> tuple[float, float, list[float]]:
+    """Initialise an MCP client session and time a recall per query: (seconds from `start` to
+    the initialised session, ms of the first recall, ms of the rest)."""
+    await session.initialize()
+    ready = time.perf_counter() - start
+    times = []
+    for query in queries:
+        t = time.perf_counter()
+        result = await session.call_tool("recall", {"query": query, "k": k, "mode": mode})
+        times.append((time.perf_counter() - t) * 1000)
+        if result.is_error or not result.structured_content["hits"]:
+            raise RuntimeError(f"recall over {how} failed for {query!r}: {result.content}")
+        if len(times) == 1:
+            await asyncio.sleep(1.0)  # let the in-memory vector copy finish building
+    return ready, times[0], times[1:]
+
+
 def mcp_times(env: dict, queries: list[str], k: int, mode: str) -> tuple[float, float, list[float]]:
     """(seconds from spawn to an initialised session, ms of the first recall, ms of the rest)."""
     from mcp import ClientSession, StdioServerParameters
@@ -44,18 +62,7 @@ def mcp_times(env: dict, queries: list[str], k: int, mode: str) -> tuple[float, 
         start = time.perf_counter()
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
-                await session.initialize()
-                ready = time.perf_counter() - start
-                times = []
-                for query in queries:
-                    t = time.perf_counter()
-                    result = await session.call_tool("recall", {"query": query, "k": k, "mode": mode})
-                    times.append((time.perf_counter() - t) * 1000)
-                    if result.is_error or not result.structured_content["hits"]:
-                        raise RuntimeError(f"recall over MCP failed for {query!r}: {result.content}")
-                    if len(times) == 1:
-                        await asyncio.sleep(1.0)  # let the in-memory vector copy finish building
-                return ready, times[0], times[1:]
+                return await _session_times(session, start, queries, k, mode, "MCP")
 
     return asyncio.run(main())
 
@@ -89,18 +96,7 @@ def http_times(env: dict, queries: list[str], k: int, mode: str) -> tuple[float,
                 try:
                     async with streamable_http_client(url) as (read, write):
                         async with ClientSession(read, write) as session:
-                            await session.initialize()
-                            ready = time.perf_counter() - start
-                            times = []
-                            for query in queries:
-                                t = time.perf_counter()
-                                result = await session.call_tool("recall", {"query": query, "k": k, "mode": mode})
-                                times.append((time.perf_counter() - t) * 1000)
-                                if result.is_error or not result.structured_content["hits"]:
-                                    raise RuntimeError(f"recall over HTTP failed for {query!r}: {result.content}")
-                                if len(times) == 1:
-                                    await asyncio.sleep(1.0)
-                            return ready, times[0], times[1:]
+                            return await _session_times(session, start, queries, k, mode, "HTTP")
                 except OSError:
                     await asyncio.sleep(0.05)
             raise RuntimeError("the HTTP server never answered")

@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import synthetic  # noqa: E402
+from bench_embed import start_stub  # noqa: E402  (the tests' stub, in its own process)
 
 SHARED = ROOT.parent / "shared"
 
@@ -91,20 +92,6 @@ def interleaved(kinds: dict[str, list[str]], env: dict, rounds: int, check=None)
             if r:
                 runs[name].append(got)
     return runs
-
-
-def start_stub(dim: int) -> tuple[subprocess.Popen, str]:
-    """The tests' deterministic Ollama-compatible server, in its own process."""
-    port_file = Path(tempfile.mkdtemp()) / "port"
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "ollama_stub.py"), "--port", "0",
-                             "--dim", str(dim), "--fast", "--port-file", str(port_file)],
-                            stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while not port_file.exists():
-        if time.monotonic() > deadline or proc.poll() is not None:
-            raise SystemExit("the stub did not start")
-        time.sleep(0.05)
-    return proc, f"http://127.0.0.1:{port_file.read_text().strip()}"
 
 
 def llm_env(db: Path | None, url: str | None) -> dict:
