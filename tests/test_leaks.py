@@ -19,7 +19,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from conftest import llm_cmd
 from docfixtures import docx_file, epub_bytes, mbox_bytes, message, notebook_bytes, pdf_bytes
 

@@ -27,7 +27,6 @@ imported by any other command.
 """
 from __future__ import annotations
 
-import functools
 import io
 import json
 import queue
