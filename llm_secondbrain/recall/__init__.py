@@ -95,6 +95,7 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         holders = {cid: v for cid, v in holders.items() if cid not in replaced}
         cosines = {cid: c for cid, c in cosines.items() if cid not in replaced}
     ids = [cid for found in lanes.values() for cid, _ in found]
+    groups = documents(conn, ids + list(holders))  # every chunk that can be ranked: the lanes' and the holders'
     if used in ("dense", "lexical"):
         scored = [(cid, {"score": score, "ranks": {used: r}, "contributions": {}})
                   for r, (cid, score) in enumerate(lanes.get(used, []), 1)]
@@ -103,7 +104,6 @@ def recall(conn, query: str, options: RecallOptions | None = None,
             fused = rrf({lane: [cid for cid, _ in found] for lane, found in lanes.items()},
                         options.rrf_k, weights)
         else:
-            groups = documents(conn, ids)
             fused = zscore(lanes, weights, options.pool, groups=groups)
         # ties (a chunk found only below both pools) keep the better lane rank
         scored = sorted(fused.items(), key=lambda kv: (-kv[1]["score"], min(kv[1]["ranks"].values())))
@@ -114,7 +114,7 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         scored = promote(scored, holders, by_title=not is_natural(query))
     if replaced and options.history:  # newer facts first: the replaced ones after every current hit
         scored = [s for s in scored if s[0] not in replaced] + [s for s in scored if s[0] in replaced]
-    scored = per_note(scored, documents(conn, [cid for cid, _ in scored]), options.per_note)
+    scored = per_note(scored, groups, options.per_note)
     hits = _hits(conn, scored[:options.k], query)
     result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, cosines, holders, filters),
                           dense=dense_how)
