@@ -74,16 +74,11 @@ class Gate:
         """Scrub everything `sections` bring and the document's `name` (step by step, see
         `shown`) in one scope, then cut each section into chunks (a chunk never straddles two
         sections). Raises Skip when the scrubber fails: the document is then not stored."""
-        fields, places = _gather([(s.title, s.meta) for s in sections])
-        steps = name.split("/")
         try:
-            clean, texts, counts = scrub_document(
-                [*steps, *fields], [s.text for s in sections], strip_emails=self.settings.strip_emails,
-                allow=self.allow)
-            shown = self._scrub("/".join(clean[:len(steps)]))
+            shown, texts, labels, counts = self._scope(name, [(s.title, s.meta) for s in sections],
+                                                       [s.text for s in sections])
         except Exception:  # noqa: BLE001 - a rule that breaks must not let the document in
             raise Skip("could not be scrubbed") from None
-        labels = _scatter([(s.title, s.meta) for s in sections], places, clean[len(steps):])
         rows: list[ChunkRow] = []
         for section, text, (_, meta) in zip(sections, texts, labels):
             rows.extend(
@@ -100,21 +95,27 @@ class Gate:
         name and its chunks' text, title and metadata values in one scope, as `document` does.
         Should the scrubber fail, the text goes rather than stay unjudged."""
         items = [(title, json.loads(meta) if meta else None) for _, _, title, meta in chunks]
-        fields, places = _gather(items)
-        steps = name.split("/")
         try:
-            clean, texts, counts = scrub_document(
-                [*steps, *fields], [text for _, text, _, _ in chunks],
-                strip_emails=self.settings.strip_emails, allow=self.allow)
-            shown = self._scrub("/".join(clean[:len(steps)]))
+            shown, texts, labels, counts = self._scope(name, items, [text for _, text, _, _ in chunks])
         except Exception:  # noqa: BLE001
             shown = gone = "[REDACTED:unreadable]"
-            clean, texts = [gone] * (len(fields) + len(steps)), [gone] * len(chunks)
+            fields, places = _gather(items)
+            texts, labels = [gone] * len(chunks), _scatter(items, places, [gone] * len(fields))
             counts = Counter(unreadable=len(chunks))
-        labels = _scatter(items, places, clean[len(steps):])
         out = [(cid, text, title, json.dumps(meta, sort_keys=True) if meta else None)
                for (cid, _, _, _), text, (title, meta) in zip(chunks, texts, labels)]
         return shown, out, counts
+
+    def _scope(self, name: str, items: "Labels", texts: list[str]) -> tuple[str, list[str], "Labels", Counter]:
+        """One document's name (each step of it), titles and metadata values and texts scrubbed in
+        one scope: (the name to show, the texts, the labels put back, what was redacted). The
+        scrubber's own errors reach the caller, which decides what failing closed means there."""
+        fields, places = _gather(items)
+        steps = name.split("/")
+        clean, texts, counts = scrub_document([*steps, *fields], texts,
+                                              strip_emails=self.settings.strip_emails, allow=self.allow)
+        shown = self._scrub("/".join(clean[:len(steps)]))
+        return shown, texts, _scatter(items, places, clean[len(steps):]), counts
 
     def fact(self, text: str, tags: list[str], labels: list[str | None]
              ) -> tuple[str, list[str], list[str | None]]:
