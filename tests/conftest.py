@@ -16,12 +16,6 @@ from llm.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# A shell starts a background job (`pytest ... &`) with Ctrl-C ignored, and the commands the tests
-# start would inherit that: `watch` and `ingest` would then never see the SIGINT the tests send.
-# A handler here is reset to the default in every child, so they can be interrupted again.
-if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path, monkeypatch):
@@ -96,6 +90,13 @@ def unprivileged(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
         caps = "-dac_override,-dac_read_search,-fowner"
         cmd = [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}", "--", *cmd]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def interruptible() -> None:
+    """`preexec_fn` for a command a test will stop with SIGINT: a shell starts a background job
+    (`pytest ... &`) with Ctrl-C ignored, and the command would inherit that and never stop.
+    Runs in the child only, between fork and exec."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def llm_cmd(*args) -> list[str]:

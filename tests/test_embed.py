@@ -31,6 +31,7 @@ from llm_secondbrain.embed import (  # noqa: E402
 )
 from llm_secondbrain.ollama import ServerError, get_embedder  # noqa: E402
 from llm_secondbrain.store import ChunkRow, open_brain  # noqa: E402
+from conftest import interruptible  # noqa: E402
 from ollama_stub import closed_port_url  # noqa: E402
 
 
@@ -499,7 +500,8 @@ def test_seed_brain_pending_chunks_lose_their_old_vectors_whatever_the_answer(en
 def _spawn(env: dict, *args) -> subprocess.Popen:
     full = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen([sys.executable, "-m", "llm", "brain", *args, "--no-progress"],
-                            env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=interruptible)
 
 
 def _embedded_count(path: Path, model: str | None = None) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, dump_brain, llm_cmd, unprivileged
+from conftest import ROOT, dump_brain, interruptible, llm_cmd, unprivileged
 
 NOTES = {
     "alpha.md": "# Alpha\n\nThe alpha plan ships in March.\n\nIt needs two reviewers.\n",
@@ -211,7 +211,8 @@ class Watcher:
     def __init__(self, *args: str):
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         self.proc = subprocess.Popen(llm_cmd("brain", "watch", *args), stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True, env=env)
+                                     stderr=subprocess.STDOUT, text=True, env=env,
+                                     preexec_fn=interruptible)
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, llm_cmd
+from conftest import ROOT, interruptible, llm_cmd
 
 
 def notes(folder: Path, texts: dict[str, str]) -> Path:
@@ -225,7 +225,8 @@ def test_ctrl_c_during_ingest_says_what_was_stored_and_exits_130(tmp_path):
                                      for i in range(3000)})
     env = _env(tmp_path)
     proc = subprocess.Popen(llm_cmd("brain", "ingest", folder, "--no-embed"), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interruptible)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         time.sleep(0.05)
