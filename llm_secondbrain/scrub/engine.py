@@ -44,7 +44,7 @@ from typing import NamedTuple
 from . import filters, labels, prose, structures, tokens
 from .catalogue import DEFAULT_PASSWORDS, DETECTORS, TOKEN_RULES, Pattern
 from .filters import _HAS_DIGIT, _MARK, _bounded, _code_name
-from .patterns import compile_all
+from .patterns import lazy
 from .personal import personal
 
 
@@ -55,14 +55,12 @@ _PREFILTER = None  # which detectors' keywords a text holds (the private keys' w
 
 
 def _init() -> None:
-    """Compile every pattern and build the token dispatch, the prefilter and the detectors' plan, once."""
+    """Build the token dispatch, the prefilter and the detectors' plan, once (the patterns
+    compile when first used: patterns.Lazy)."""
     global _READY, _PLAN, _PREFILTER
     with _INIT_LOCK:
         if _READY:
             return
-        import sys
-
-        compile_all(filters, tokens, labels, prose, structures, sys.modules[__name__])
         tokens.build()
         readers = {
             "login-pair": prose._pairs, "app-password": prose._app_passwords,
@@ -89,7 +87,7 @@ def _init() -> None:
 
 def _pattern_reader(rule: Pattern):
     """A Pattern rule as a reader: each match's group, kept when every validator accepts it."""
-    rx = re.compile(rule.pattern)
+    rx = lazy(rule.pattern)
     group, kind, rule_id = rule.group, rule.kind, rule.id
     checks = tuple(filters.VALIDATORS[name] for name in rule.validators)
 

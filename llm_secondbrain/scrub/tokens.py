@@ -34,10 +34,10 @@ def build() -> None:
     table: dict[str, list[tuple[str, re.Pattern, str, bool, int, str]]] = {}
     for shape in SHAPES:
         for prefix in shape.prefixes:
-            rx = re.compile(re.escape(prefix) + shape.body)
+            rx = lazy(re.escape(prefix) + shape.body)
             table.setdefault(prefix[:2], []).append((prefix, rx, shape.kind, shape.entropy, len(prefix), shape.id))
     for rules in table.values():
-        rules.sort(key=lambda r: -len(r[1].pattern))
+        rules.sort(key=lambda r: -len(r[1].src))
     _DISPATCH = table
 
 
