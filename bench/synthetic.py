@@ -84,6 +84,8 @@ def brain(n: int, clustered: bool = True, log=sys.stderr) -> Path:
     folder = work() / name
     db = folder / "brain.db"
     if (folder / "DONE").exists():
+        with open_brain(db) as b:
+            b.keep_scale()  # as the embedder leaves it (a brain cached before it kept one)
         return db
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -117,6 +119,7 @@ def brain(n: int, clustered: bool = True, log=sys.stderr) -> Path:
             for key, value in (("embed_model", MODEL), ("embed_dim", str(DIM)), ("doc_prefix", ""),
                                ("query_prefix", "")):
                 b.set_meta(key, value)
+        b.keep_scale()
     np.save(folder / "queries.npy", vectors.draw(np.random.default_rng(SEED + 999), QUERIES))
     (folder / "DONE").write_text(f"{n} chunks in {time.time() - t0:.0f} s")
     print(f"\n  built {name} in {time.time() - t0:.0f} s", file=log)

@@ -225,6 +225,7 @@ class _Backlog:
         if total:
             self._prepare_table()
             self._drain(total)
+        self.brain.keep_scale()  # what recall's floor reads its verdict on (store.kept_scale)
         self.counted()
         if report.remaining == 0 and self.brain.get_meta(REEMBED_KEY) is not None:
             with self.brain.write():

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+import math
 import os
 import re
 import sqlite3
@@ -296,6 +297,52 @@ def _m8_keyed_names(db: sqlite_utils.Database) -> None:
 BITS_TABLE = "vec_bits"
 VECTORS_VERSION, BITS_VERSION, BITS_BUILT = "vectors_version", "bits_version", "bits_built"
 BITS_STEP = 131_072  # chunk ids per transaction of build_bits (a vec0 range scan costs 0.3 us a row)
+
+
+# The brain's own cosine scale (recall.floor reads its relevance floor on it): the mean and
+# standard deviation of the cosine between SCALE_SAMPLE passages picked evenly over the brain.
+# Measuring it reads 256 vectors and 32,000 pairs (~70 ms), once per process that recalls; the
+# embedder keeps it in `meta` with the vectors_version it was measured at, so a one-shot
+# recall reads two numbers instead.
+SCALE, SCALE_SAMPLE = "cosine_scale", 256
+
+
+def measure_scale(conn: sqlite3.Connection) -> tuple[float, float] | None:
+    """(mean, standard deviation) of the cosine between two passages of this brain, or None
+    with fewer than three vectors. The sample is the same for a given brain (ids spread evenly
+    by a fixed stride), so a query's verdict does not change from one run to the next."""
+    row = conn.execute("SELECT min(id), max(id) FROM chunks WHERE embedded = 1").fetchone()
+    if not row or row[0] is None:
+        return None
+    low, high = row
+    step = max(1, (high - low + 1) // SCALE_SAMPLE)
+    blobs = []
+    for rowid in list(range(low, high + 1, step))[:SCALE_SAMPLE]:  # vec0 reads by rowid one at a time
+        got = conn.execute("SELECT embedding FROM vec_chunks WHERE rowid = ?", (rowid,)).fetchone()
+        if got:
+            blobs.append(got[0])
+    blobs = [b for b in blobs if len(b) == len(blobs[0])]
+    if len(blobs) < 3:  # no spread to read yet
+        return None
+    # every pair's cosine in sqlite-vec's C, not Python (no NumPy in a one-shot process)
+    sample = "VALUES " + ",".join("(?, ?)" for _ in blobs)
+    mean, square = conn.execute(
+        f"WITH s(i, v) AS ({sample}) SELECT avg(c), avg(c * c) FROM (SELECT 1 - "
+        "vec_distance_cosine(a.v, b.v) AS c FROM s a JOIN s b ON a.i < b.i)",
+        [x for i, blob in enumerate(blobs) for x in (i, blob)]).fetchone()
+    return float(mean), math.sqrt(max(square - mean * mean, 0.0)) or 1.0
+
+
+def kept_scale(conn: sqlite3.Connection) -> tuple[float, float] | None:
+    """The scale `Brain.keep_scale` stored, when it was measured on the vectors there are now."""
+    found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", (SCALE, VECTORS_VERSION)))
+    try:
+        kept = json.loads(found.get(SCALE) or "null")
+    except ValueError:
+        return None
+    if not isinstance(kept, dict) or kept.get("version") != found.get(VECTORS_VERSION, "0"):
+        return None
+    return float(kept["mean"]), float(kept["sd"])
 
 
 def _m9_vector_sign_bits(db: sqlite_utils.Database) -> None:
@@ -651,6 +698,19 @@ class Brain:
             "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
         if in_step:
             self.set_meta(BITS_VERSION, self.vector_versions()[0])
+
+    def keep_scale(self) -> None:
+        """Measure the brain's cosine scale and keep it with the vectors_version it belongs to
+        (the embedder calls this after writing vectors); a no-op when it is already kept. A
+        writer that changed the vectors meanwhile makes the kept one stale, never wrong."""
+        if self.read_only or not self.has_vectors_table() or kept_scale(self.conn) is not None:
+            return
+        version = self.vector_versions()[0]
+        found = measure_scale(self.conn)
+        with self.write():
+            if self.vector_versions()[0] == version:
+                self.set_meta(SCALE, json.dumps({"version": version, "mean": found[0], "sd": found[1]})
+                              if found else None)
 
     def has_vectors_table(self) -> bool:
         return self.db["vec_chunks"].exists()

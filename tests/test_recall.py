@@ -3,12 +3,14 @@ import os
 import random
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from llm.cli import cli
 
+from conftest import llm_cmd
 from llm_secondbrain import SecondBrain
 from llm_secondbrain.faces.evaluate import answer_matches, collapse_to_notes, score_one
 from llm_secondbrain.recall import (
@@ -546,3 +548,8 @@ def test_the_floor_says_nothing_for_what_the_brain_does_not_hold(run, tmp_path, 
     assert hits[0]["path"].endswith("tomatoes.md")
     prompt = json.loads(run("-m", "echo", "-f", "brain:tomatoes deep watering", "hi").stdout)["prompt"]
     assert "tomatoes.md" in prompt and "roses.md" not in prompt
+    # a fresh process reads the scale the embedder kept, and comes to the same verdicts
+    for query, want in (("How do I roll back a Kubernetes deployment?", "nothing in the brain matches"),
+                        ("tomatoes: deep watering twice a week?", "tomatoes.md")):
+        done = subprocess.run(llm_cmd("brain", "recall", query), capture_output=True, text=True, check=True)
+        assert want in done.stdout + done.stderr

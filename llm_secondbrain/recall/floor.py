@@ -5,7 +5,7 @@ A raw cosine means different things under different models (all-MiniLM-L6-v2 put
 passages of a notes collection at 0.10 +- 0.12, the tests' bag-of-words stub at 0.23 +- 0.04 on
 six short notes), so the floor is read on the brain's own scale: the mean and the standard
 deviation of the cosine between passages of the brain picked evenly over it (`scale`, a fixed
-sample of NULL_SAMPLE vectors, kept per brain and vector version). The best passage must stand
+sample of store.SCALE_SAMPLE vectors, kept per brain and vector version). The best passage must stand
 FLOOR_SD of those deviations above that mean.
 
 Meaning alone cannot separate every unanswerable question: under MiniLM the best passage for
@@ -34,10 +34,10 @@ import math
 import os
 import threading
 
+from ..store import kept_scale, measure_scale
 from .lanes import Filters, _filtered
 from .query import MAX_QUERY_TERMS, _bare_name, content_words, literal_terms, names, words
 
-NULL_SAMPLE = 256  # vectors sampled to learn the brain's scale (pairs: about 32,000)
 FLOOR_SD = 1.5  # the best passage, in deviations above the mean of random pairs
 NAME_FLOOR_SD = 4.5  # ... when the query names something the brain never mentions
 TAIL_SD = 2.0  # a model is given passages down to this far below the top one
@@ -50,37 +50,18 @@ _lock = threading.Lock()
 
 def scale(conn) -> tuple[float, float] | None:
     """(mean, standard deviation) of the cosine between two passages of this brain picked at
-    random, under the model its vectors come from; None without vectors. The sample is the
-    same for a given brain (ids spread evenly by a fixed stride), so a query's verdict does
-    not change from one run to the next."""
+    random, under the model its vectors come from; None without vectors. Kept by the embedder
+    (store.kept_scale); measured here when a write since then changed the vectors (store.measure_scale),
+    once per process and vector version."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'vectors_version'").fetchone()
     key = (_db_path(conn), row[0] if row else "0")  # bumped by every write to the vectors
     with _lock:
         if key in _scales:
             return _scales[key]
-    row = conn.execute("SELECT min(id), max(id) FROM chunks WHERE embedded = 1").fetchone()
-    if not row or row[0] is None:
-        return None
-    low, high = row
-    step = max(1, (high - low + 1) // NULL_SAMPLE)
-    ids = list(range(low, high + 1, step))[:NULL_SAMPLE]  # evenly over the brain, every time
-    blobs = []
-    for rowid in ids:  # vec0 reads by rowid one at a time (rowid IN scans every row)
-        got = conn.execute("SELECT embedding FROM vec_chunks WHERE rowid = ?", (rowid,)).fetchone()
-        if got:
-            blobs.append(got[0])
-    blobs = [b for b in blobs if blobs and len(b) == len(blobs[0])]
-    if len(blobs) < 3:  # no spread to read yet
-        return None
-    # every pair's cosine in sqlite-vec's C, not Python (no NumPy in a one-shot process)
-    sample = "VALUES " + ",".join("(?, ?)" for _ in blobs)
-    mean, square = conn.execute(
-        f"WITH s(i, v) AS ({sample}) SELECT avg(c), avg(c * c) FROM (SELECT 1 - "
-        "vec_distance_cosine(a.v, b.v) AS c FROM s a JOIN s b ON a.i < b.i)",
-        [x for i, blob in enumerate(blobs) for x in (i, blob)]).fetchone()
-    found = (float(mean), math.sqrt(max(square - mean * mean, 0.0)) or 1.0)
-    with _lock:
-        _scales[key] = found
+    found = kept_scale(conn) or measure_scale(conn)
+    if found is not None:
+        with _lock:
+            _scales[key] = found
     return found
 
 
