@@ -134,6 +134,10 @@ class OllamaClient:
         # of CPU, most of a one-shot recall's embedding); a plain-http server never uses one,
         # and the client follows no redirect to another scheme.
         tls = self.url.lower().startswith("https:")
+        if transport is None and self.url.lower().startswith("http:"):
+            from .plainhttp import PlainHTTP
+
+            transport = PlainHTTP(timeout_cfg)  # no httpcore import for one local POST
         self._http = httpx.Client(
             base_url=self.url, timeout=timeout_cfg, transport=transport, trust_env=False,
             verify=tls,

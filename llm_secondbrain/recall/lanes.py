@@ -230,8 +230,6 @@ def in_context(conn, found: list[tuple[int, float]], vector: bytes) -> list[tupl
     0.611; 0.4 gave 0.964 and 0.603.) Best first."""
     if not found:
         return found
-    from array import array
-
     ids = [cid for cid, _ in found]
     first: dict[int, int] = {}
     for i in range(0, len(ids), 500):
@@ -241,12 +239,12 @@ def in_context(conn, found: list[tuple[int, float]], vector: bytes) -> list[tupl
             "ORDER BY o.line_start, o.id LIMIT 1) FROM chunks c WHERE c.path IS NOT NULL AND "
             f"c.id IN ({','.join('?' * len(part))})", part).fetchall())
     openers = sorted({o for cid, o in first.items() if o != cid})
-    query = array("f", vector)
     opening: dict[int, float] = {}
     for rowid in openers:  # vec0 reads by rowid one at a time (rowid IN scans every row)
-        row = conn.execute("SELECT embedding FROM vec_chunks WHERE rowid = ?", (rowid,)).fetchone()
-        if row and len(row[0]) == len(vector):
-            opening[rowid] = sum(a * b for a, b in zip(array("f", row[0]), query))
+        row = conn.execute("SELECT CASE WHEN length(embedding) = ? THEN 1 - vec_distance_cosine(embedding, ?) "
+                           "END FROM vec_chunks WHERE rowid = ?", (len(vector), vector, rowid)).fetchone()
+        if row and row[0] is not None:
+            opening[rowid] = row[0]
     blended = [(cid, (1 - NOTE_CONTEXT) * cos + NOTE_CONTEXT * opening.get(first.get(cid, cid), cos))
                for cid, cos in found]
     return sorted(blended, key=lambda item: -item[1])
