@@ -35,7 +35,7 @@ import os
 import threading
 
 from ..store import kept_scale, measure_scale
-from .lanes import Filters, _filtered
+from .lanes import Filters, _filtered, document_frequency
 from .query import MAX_QUERY_TERMS, _bare_name, content_words, literal_terms, names, words
 
 FLOOR_SD = 1.5  # the best passage, in deviations above the mean of random pairs
@@ -43,6 +43,7 @@ NAME_FLOOR_SD = 4.5  # ... when the query names something the brain never mentio
 TAIL_SD = 2.0  # a model is given passages down to this far below the top one
 LEXICAL_COVER = 0.4  # words only: the share of the query's weight one passage must hold
 COVER_DEPTH = 10  # ... looked for among the lexical lane's best this many
+DF_CAP = 5000  # a word's chunks counted up to this many (its weight barely moves past it)
 
 _scales: dict[tuple[str, str], tuple[float, float]] = {}
 _lock = threading.Lock()
@@ -72,12 +73,6 @@ def _db_path(conn) -> str:
     return ""
 
 
-def _document_frequency(conn, word: str, cap: int = 5000) -> int:
-    term = '"' + word.replace('"', '""') + '"'
-    return conn.execute("SELECT count(*) FROM (SELECT 1 FROM fts_chunks WHERE fts_chunks MATCH ? "
-                        "LIMIT ?)", (term, cap)).fetchone()[0]
-
-
 def foreign_names(conn, query: str) -> list[str]:
     """Names in the query (`names`: written with capitals, or in a code span) that no passage
     of the brain holds, as the word index reads them."""
@@ -100,7 +95,7 @@ def coverage(conn, query: str, ids: list[int]) -> float:
     weight = 0.0
     marks = ",".join("?" * len(ids))
     for term in terms:
-        df = _document_frequency(conn, term)
+        df = document_frequency(conn, term, DF_CAP)
         idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
         weight += idf
         if df:
