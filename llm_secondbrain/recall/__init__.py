@@ -116,7 +116,7 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         scored = [s for s in scored if s[0] not in replaced] + [s for s in scored if s[0] in replaced]
     scored = per_note(scored, groups, options.per_note)
     hits = _hits(conn, scored[:options.k], query)
-    result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, cosines, holders, filters),
+    result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, holders, filters),
                           dense=dense_how)
     if result.relevant:
         words = dict(lanes.get("lexical", []))
