@@ -429,7 +429,8 @@ BATCH_SECONDS = 0.5
 
 class Batch:
     """Writes of several files made in one transaction, so that every file is whole or absent
-    and the FTS5 index gets one segment per batch. The write lock is held only while the batch
+    and the FTS5 index gets few segments per batch (the new chunks are inserted together at
+    its end: see Brain._insert_chunks). The write lock is held only while the batch
     is written, never while the next files are read and scrubbed. When a write fails (a
     database error, Ctrl-C) the transaction is rolled back, and the writes before it are made
     again in a fresh one and committed; then its error is raised, and the writes after it are
@@ -491,13 +492,16 @@ class Batch:
         them before the commit rolls it back and raises _Failed with how many were done."""
         conn = self.brain.conn
         if conn.in_transaction:  # inside a caller's write: theirs to commit
-            self._tell(writes, [write() for write, _done in writes])
+            with self.brain._gathering():
+                results = [write() for write, _done in writes]
+            self._tell(writes, results)
             return
         results: list = []
         try:
             conn.execute("BEGIN IMMEDIATE")
-            for write, _done in writes:
-                results.append(write())
+            with self.brain._gathering():
+                for write, _done in writes:
+                    results.append(write())
             conn.execute("COMMIT")
         except BaseException as e:
             if conn.in_transaction:
@@ -522,6 +526,10 @@ class _Failed(Exception):
     def __init__(self, done: int, error: BaseException):
         super().__init__(done)
         self.done, self.error = done, error
+
+
+_LABELS = "line_start, line_end, project, source, ts, title, cjk, meta, scrub_version"
+_INSERT_WIDTH = 15  # sha, path, ref, role, text, created and the labels
 
 
 @dataclass
@@ -633,6 +641,7 @@ class Brain:
         # (FTS5 keeps a deleted row's terms in its segments until they are merged: see purge.)
         self.conn.execute("PRAGMA secure_delete = ON")
         self._purge = False
+        self._gathered: list | None = None  # new chunk rows a batch inserts at its end
         self._salt: bytes | None = None
         self.notes: list[str] = []  # what closing could not do, for the face to say
 
@@ -928,12 +937,12 @@ class Brain:
                     new_rows.append((sha, path, chunk.ref or ref, chunk.role or role, chunk.text, created, *labels))
             # Plain statements: sqlite-utils' insert_all, update and upsert read the schema on
             # every call, which was most of the time a small file takes to stage.
-            labels = "line_start, line_end, project, source, ts, title, cjk, meta, scrub_version"
             self.conn.executemany(
-                f"UPDATE chunks SET ({labels}) = (?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?", kept)
-            self.conn.executemany(
-                f"INSERT OR IGNORE INTO chunks(sha, path, ref, role, text, created, {labels}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", new_rows)
+                f"UPDATE chunks SET ({_LABELS}) = (?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?", kept)
+            if self._gathered is not None:
+                self._gathered.extend(new_rows)
+            else:
+                self._insert_chunks(new_rows)
             result.kept, result.added = len(kept), len(new_rows)
             entry = {"path": path, "key": key, "project": project, "source": source, "ts": ts,
                      "ingested": created, "scrub_version": rules, **(ledger or {})}
@@ -943,6 +952,30 @@ class Brain:
                 f"INSERT INTO files({columns}) VALUES ({', '.join('?' * len(entry))}) "
                 f"ON CONFLICT(path) DO UPDATE SET {updates}", list(entry.values()))
         return result
+
+    def _insert_chunks(self, rows: list[tuple]) -> None:
+        """New chunk rows, many to a statement. FTS5 writes the terms its insert trigger has
+        gathered out as a new index segment whenever a statement opens a statement
+        transaction, and every execution of an INSERT that fires a trigger does: one row per
+        statement cost a segment, and its merging, per chunk (three times the index's own
+        cost). 999 parameters a statement: the lowest limit a SQLite build has."""
+        per = 999 // _INSERT_WIDTH
+        for start in range(0, len(rows), per):
+            part = rows[start:start + per]
+            marks = ", ".join([f"({', '.join('?' * _INSERT_WIDTH)})"] * len(part))
+            self.conn.execute(f"INSERT OR IGNORE INTO chunks(sha, path, ref, role, text, created, {_LABELS}) "
+                              f"VALUES {marks}", [value for row in part for value in row])
+
+    @contextlib.contextmanager
+    def _gathering(self) -> Iterator[None]:
+        """Inside a transaction: the chunks `stage` adds are inserted together at the end."""
+        self._gathered = []
+        try:
+            yield
+            rows, self._gathered = self._gathered, None
+            self._insert_chunks(rows)
+        finally:
+            self._gathered = None
 
     def purge_search_index(self) -> None:
         """After rows were deleted or rewritten, rebuild the FTS5 index's segments so the old
