@@ -334,7 +334,9 @@ def _profile_ingest(folder: Path) -> dict[str, float]:
     parts = {"read": cumulative("ingest/__init__", "_read"),
              "scrub (the gate)": cumulative("ingest/gate", "document") - segment,
              "segment": segment,
-             "stage (SQL, FTS triggers)": cumulative("llm_secondbrain/store", "stage")}
+             # the batches' writes: each file's stage, then the batch's new chunks with their
+             # FTS triggers (store.Batch)
+             "stage (SQL, FTS triggers)": cumulative("llm_secondbrain/store", "flush")}
     parts["other"] = total - sum(parts.values())
     parts["of which FTS (rebuild)"] = fts
     parts["total"] = total

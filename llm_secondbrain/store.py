@@ -937,8 +937,9 @@ class Brain:
                     new_rows.append((sha, path, chunk.ref or ref, chunk.role or role, chunk.text, created, *labels))
             # Plain statements: sqlite-utils' insert_all, update and upsert read the schema on
             # every call, which was most of the time a small file takes to stage.
-            self.conn.executemany(
-                f"UPDATE chunks SET ({_LABELS}) = (?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?", kept)
+            if kept:
+                self.conn.executemany(
+                    f"UPDATE chunks SET ({_LABELS}) = (?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?", kept)
             if self._gathered is not None:
                 self._gathered.extend(new_rows)
             else:

@@ -354,7 +354,10 @@ def _read(doc: sources.Document):
     """A document's sections and raw bytes, with the log lines of the libraries that read it
     kept from stderr and from the host's logs: for the length of the read only, each library's
     logger gets a handler of ours and stops passing records up (both undone after, whatever
-    happens). The host's own logging configuration is never touched."""
+    happens). The host's own logging configuration is never touched. A document our own
+    code reads (text, markdown, a conversation) needs none of it, and skips its cost."""
+    if not doc.library:
+        return doc.read()
     swallow = _Swallow()
     saved = []
     for name in _LIBRARIES:
@@ -414,23 +417,17 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
                 batch.add(key, touch)
         report.unchanged += 1
         return
-    staged = IngestReport()  # what this file adds to the report, once it is in the brain
-    if not any(section.text.strip() for section in sections):
-        staged.skipped["empty"] += 1
-        if doc.size is None or not doc.replace:  # empty standard input erases nothing
-            report.add(staged)
-            return
-        # a file that was emptied is staged all the same, so it loses its old chunks
-    else:
-        staged.ingested += 1
+    empty = not any(section.text.strip() for section in sections)
+    if empty and (doc.size is None or not doc.replace):  # empty standard input erases nothing
+        report.skipped["empty"] += 1
+        return
+    # (a file that was emptied is staged all the same, so it loses its old chunks)
     try:
         admitted = gate.document(doc.path, sections)
     except sources.Skip as skip:
         report.skip(shown or gate.shown(doc.path), skip.reason)
         return
-    staged.redacted.update(admitted.redacted)
-    if CUT in getattr(sections, "notes", {}):
-        staged.cut_files.append(admitted.name)
+    cut = CUT in getattr(sections, "notes", {})
     write = functools.partial(
         brain.stage, path=admitted.name, key=key, chunks=admitted.rows, project=project, source=doc.source,
         ts=doc.ts, replace=doc.replace, title=admitted.title, rules=gate.rules,
@@ -438,9 +435,18 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
                 "format": doc.format},
     )
 
-    def done(result) -> None:
-        staged.chunks_added, staged.chunks_kept, staged.chunks_removed = result.added, result.kept, result.removed
-        report.add(staged)
+    def done(result) -> None:  # what this file adds to the report, once it is in the brain
+        if empty:
+            report.skipped["empty"] += 1
+        else:
+            report.ingested += 1
+        if admitted.redacted:
+            report.redacted.update(admitted.redacted)
+        if cut:
+            report.cut_files.append(admitted.name)
+        report.chunks_added += result.added
+        report.chunks_kept += result.kept
+        report.chunks_removed += result.removed
 
     if batch is None:
         done(write())
