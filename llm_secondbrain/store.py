@@ -417,12 +417,13 @@ def _create_private(path: Path) -> None:
     os.close(fd)
 
 
-# Files staged per transaction. FTS5 writes a new index segment at every commit and merges
-# segments as they pile up, so one transaction per file spent about half of a large ingest's
-# time in the index (13.9 of 29.6 s over 10,000 small files). A batch starts at one file and
-# doubles up to BATCH_FILES, and is written once its oldest file has waited BATCH_SECONDS:
-# the first file is in the brain at once, a slow run of big files still commits every file or
-# two, and a crash loses at most about BATCH_SECONDS of work plus the file in hand.
+# Files staged per transaction. FTS5 writes the terms it has gathered out as a new index
+# segment at every commit (and savepoint, see Brain._insert_chunks), then merges segments as
+# they pile up: a transaction per file cost about half of a large ingest's time. A batch
+# starts at one file and doubles up to BATCH_FILES, and is written once its oldest file has
+# waited BATCH_SECONDS: the first file is in the brain at once, a slow run of big files still
+# commits every file or two, and a crash loses at most about BATCH_SECONDS of work plus the
+# file in hand.
 BATCH_FILES = 256
 BATCH_SECONDS = 0.5
 
@@ -957,9 +958,10 @@ class Brain:
     def _insert_chunks(self, rows: list[tuple]) -> None:
         """New chunk rows, many to a statement. FTS5 writes the terms its insert trigger has
         gathered out as a new index segment whenever a statement opens a statement
-        transaction, and every execution of an INSERT that fires a trigger does: one row per
-        statement cost a segment, and its merging, per chunk (three times the index's own
-        cost). 999 parameters a statement: the lowest limit a SQLite build has."""
+        transaction (SQLite sets a savepoint on the index then), and every execution of an
+        INSERT that fires a trigger does: one row per statement cost a segment, and its
+        merging, per chunk (three times what indexing the same rows at once costs). 999
+        parameters a statement: the lowest limit a SQLite build has."""
         per = 999 // _INSERT_WIDTH
         for start in range(0, len(rows), per):
             part = rows[start:start + per]

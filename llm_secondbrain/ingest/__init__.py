@@ -1,10 +1,9 @@
 """The ingest pipeline, and its only driver: sources yield documents -> readers turn them into
 sections -> the gate scrubs everything a document brings in one scope -> segment -> stage.
 
-Each file is staged together with its ledger entry, in a savepoint of a transaction that
-holds a batch of files (`store.Batch`), so an interrupted ingest leaves whole files or nothing,
-and the next run resumes by skipping what is done. A file
-that cannot be read, or that the scrubber cannot finish, is skipped with a reason, and the
+Each file is staged together with its ledger entry, in a transaction that holds a batch of
+files (`store.Batch`), so an interrupted ingest leaves whole files or nothing, and the next run
+resumes by skipping what is done. A file that cannot be read, or that the scrubber cannot finish, is skipped with a reason, and the
 rest of the run goes on. Documents are read within the limits of `readers.Limits` (text,
 inflated bytes, depth), the container formats in a worker process that also bounds their time
 and memory (`worker.py`); a document cut at its text limit is named in the report.
