@@ -334,7 +334,9 @@ def _profile_ingest(folder: Path) -> dict[str, float]:
     parts = {"read": cumulative("ingest/__init__", "_read"),
              "scrub (the gate)": cumulative("ingest/gate", "document") - segment,
              "segment": segment,
-             "stage (SQL, FTS triggers)": cumulative("llm_secondbrain/store", "stage")}
+             # the batches' writes: each file's stage, then the batch's new chunks with their
+             # FTS triggers (store.Batch)
+             "stage (SQL, FTS triggers)": cumulative("llm_secondbrain/store", "flush")}
     parts["other"] = total - sum(parts.values())
     parts["of which FTS (rebuild)"] = fts
     parts["total"] = total
@@ -343,10 +345,11 @@ def _profile_ingest(folder: Path) -> dict[str, float]:
 
 def ingest_check(args) -> None:
     corpora = []
-    til = til_folder()
+    til = til_folder() if args.only != "synthetic" else None
     if til is not None:
         corpora.append(("jbranchaud-til", til))
-    corpora.append((f"synthetic {args.files:,} files", synthetic.folder(args.files, args.paras)[0]))
+    if args.only != "til":
+        corpora.append((f"synthetic {args.files:,} files", synthetic.folder(args.files, args.paras)[0]))
     for label, folder in corpora:
         files = sum(1 for p in folder.rglob("*") if p.is_file())
         size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
@@ -354,22 +357,33 @@ def ingest_check(args) -> None:
         env = llm_env(tmp / "brain.db", None)
         env["OLLAMA_URL"] = "http://127.0.0.1:9"  # --no-embed: nothing is asked of a server
         su = str(Path(args.python).parent / "sqlite-utils")
-        cpu: dict[str, list[float]] = {"ingest": [], "sqlite-utils": []}
+        # each checkout's `llm_secondbrain` first on the path, run from a folder holding no
+        # checkout (`python -m` puts the working folder first)
+        checkouts = {"ingest": ROOT, **({"baseline": Path(args.baseline).resolve()} if args.baseline else {})}
+        cpu: dict[str, list[float]] = {name: [] for name in (*checkouts, "sqlite-utils")}
         for r in range(args.rounds + 1):
-            for p in tmp.glob("*.db*"):
-                p.unlink()
-            got = measure([args.python, "-m", "llm", "brain", "ingest", str(folder), "--no-embed",
-                           "--no-progress", "--json"], env)
+            for name, checkout in checkouts.items():
+                for p in tmp.glob("*.db*"):
+                    p.unlink()
+                got = measure([args.python, "-m", "llm", "brain", "ingest", str(folder), "--no-embed",
+                               "--no-progress", "--json"], {**env, "PYTHONPATH": str(checkout)}, cwd=str(tmp))
+                if r:
+                    cpu[name].append(got["cpu"])
+                if name == "ingest":
+                    chunks = json.loads(got["stdout"])["chunks_added"]
             a = measure([su, "insert-files", str(tmp / "su.db"), "files", str(folder), "--text"], env)
             b = measure([su, "enable-fts", str(tmp / "su.db"), "files", "content"], env)
+            (tmp / "su.db").unlink()
             if r:
-                cpu["ingest"].append(got["cpu"])
                 cpu["sqlite-utils"].append(a["cpu"] + b["cpu"])
-        chunks = json.loads(got["stdout"])["chunks_added"]
         ours, theirs = statistics.median(cpu["ingest"]), statistics.median(cpu["sqlite-utils"])
         print(f"\ningest --no-embed, {label} ({files:,} files, {size:.1f} MB, {chunks:,} chunks): "
               f"{ours:.2f} s CPU; sqlite-utils insert-files + enable-fts {theirs:.2f} s: {ours / theirs:.1f}x "
               f"(medians of {args.rounds} interleaved rounds)")
+        if args.baseline:
+            base = statistics.median(cpu["baseline"])
+            print(f"  the baseline ({checkouts['baseline']}) in the same rounds: {base:.2f} s CPU, "
+                  f"{base / theirs:.1f}x")
         parts = _profile_ingest(folder)
         print("  where an in-process ingest's CPU goes (cProfile, so slower than the run above): " + ", ".join(
             f"{k} {v:.2f} s" for k, v in parts.items()))
@@ -512,6 +526,8 @@ def main() -> None:
     p.add_argument("--paras", type=int, default=10)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--python", **py)
+    p.add_argument("--baseline", help="another checkout (a git worktree) whose ingest runs in the same rounds")
+    p.add_argument("--only", choices=("til", "synthetic"), help="one of the two folders")
     p.set_defaults(fn=ingest_check)
     p = sub.add_parser("churn")
     p.add_argument("--chunks", type=int, default=20_000)

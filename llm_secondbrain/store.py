@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import sqlite_utils
 
@@ -471,6 +471,122 @@ def _create_private(path: Path) -> None:
     os.close(fd)
 
 
+# Files staged per transaction. FTS5 writes the terms it has gathered out as a new index
+# segment at every commit (and savepoint, see Brain._insert_chunks), then merges segments as
+# they pile up: a transaction per file cost about half of a large ingest's time. A batch
+# starts at one file and doubles up to BATCH_FILES, and is written once its oldest file has
+# waited BATCH_SECONDS: the first file is in the brain at once, a slow run of big files still
+# commits every file or two, and a crash loses at most about BATCH_SECONDS of work plus the
+# file in hand.
+BATCH_FILES = 256
+BATCH_SECONDS = 0.5
+
+
+class Batch:
+    """Writes of several files made in one transaction, so that every file is whole or absent
+    and the FTS5 index gets few segments per batch (the new chunks are inserted together at
+    its end: see Brain._insert_chunks). The write lock is held only while the batch
+    is written, never while the next files are read and scrubbed. When a write fails (a
+    database error, Ctrl-C) the transaction is rolled back, and the writes before it are made
+    again in a fresh one and committed; then its error is raised, and the writes after it are
+    dropped (a database error is the brain's, not the file's). Not a savepoint per file: FTS5
+    writes its pending terms out as a new segment at every savepoint, which is the cost a
+    batch is there to save. `done(result)` is called for each write once it is committed, so
+    what a report counts is what the brain holds. Leaving the `with` block writes what is
+    pending, whatever ends it."""
+
+    def __init__(self, brain: "Brain", *, files: int = BATCH_FILES, seconds: float = BATCH_SECONDS):
+        self.brain = brain
+        self.limit = max(1, files)
+        self.seconds = seconds
+        self.size = 1
+        self._pending: list[tuple[Callable[[], Any], Callable[[Any], None] | None]] = []
+        self._keys: set[str] = set()
+        self._since: float | None = None
+
+    def __enter__(self) -> "Batch":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.flush()
+
+    def holds(self, key: str) -> bool:
+        """Whether a write for the document `key` is waiting (flush before reading its record)."""
+        return key in self._keys
+
+    def add(self, key: str, write: Callable[[], Any], done: Callable[[Any], None] | None = None) -> None:
+        """Queue `write` (it runs inside the batch's transaction) for the document `key`."""
+        self._pending.append((write, done))
+        self._keys.add(key)
+        if self._since is None:
+            self._since = time.monotonic()
+        if len(self._pending) >= self.size or time.monotonic() - self._since >= self.seconds:
+            self.flush()
+            self.size = min(2 * self.size, self.limit)
+
+    def flush(self) -> None:
+        """Write and commit what is pending, then tell each write's `done`."""
+        pending, self._pending = self._pending, []
+        self._keys.clear()
+        self._since = None
+        if not pending:
+            return
+        try:
+            self._commit(pending)
+        except _Failed as failed:
+            kept = pending[:failed.done]  # the writes before the failed one, again, alone
+            try:
+                if kept:
+                    self._commit(kept)
+            except _Failed as again:
+                raise again.error from None
+            raise failed.error from None
+
+    def _commit(self, writes: list) -> None:
+        """Make `writes` in one transaction, then tell each its result. Anything that stops
+        them before the commit rolls it back and raises _Failed with how many were done."""
+        conn = self.brain.conn
+        if conn.in_transaction:  # inside a caller's write: theirs to commit
+            with self.brain._gathering():
+                results = [write() for write, _done in writes]
+            self._tell(writes, results)
+            return
+        results: list = []
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            with self.brain._gathering():
+                for write, _done in writes:
+                    results.append(write())
+            conn.execute("COMMIT")
+        except BaseException as e:
+            if conn.in_transaction:
+                with contextlib.suppress(*DB_ERRORS):
+                    conn.execute("ROLLBACK")
+            elif isinstance(e, KeyboardInterrupt) and len(results) == len(writes):
+                self._tell(writes, results)  # Ctrl-C arrived as COMMIT returned: it is in
+                raise
+            raise _Failed(len(results), e) from None
+        self._tell(writes, results)
+
+    @staticmethod
+    def _tell(writes: list, results: list) -> None:
+        for (_write, done), result in zip(writes, results):
+            if done is not None:
+                done(result)
+
+
+class _Failed(Exception):
+    """A batch stopped by `error` after `done` of its writes (its transaction rolled back)."""
+
+    def __init__(self, done: int, error: BaseException):
+        super().__init__(done)
+        self.done, self.error = done, error
+
+
+_LABELS = "line_start, line_end, project, source, ts, title, cjk, meta, scrub_version"
+_INSERT_WIDTH = 15  # sha, path, ref, role, text, created and the labels
+
+
 @dataclass
 class StageResult:
     added: int = 0
@@ -580,6 +696,7 @@ class Brain:
         # (FTS5 keeps a deleted row's terms in its segments until they are merged: see purge.)
         self.conn.execute("PRAGMA secure_delete = ON")
         self._purge = False
+        self._gathered: list | None = None  # new chunk rows a batch inserts at its end
         self._salt: bytes | None = None
         self.notes: list[str] = []  # what closing could not do, for the face to say
 
@@ -888,12 +1005,13 @@ class Brain:
                     new_rows.append((sha, path, chunk.ref or ref, chunk.role or role, chunk.text, created, *labels))
             # Plain statements: sqlite-utils' insert_all, update and upsert read the schema on
             # every call, which was most of the time a small file takes to stage.
-            labels = "line_start, line_end, project, source, ts, title, cjk, meta, scrub_version"
-            self.conn.executemany(
-                f"UPDATE chunks SET ({labels}) = (?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?", kept)
-            self.conn.executemany(
-                f"INSERT OR IGNORE INTO chunks(sha, path, ref, role, text, created, {labels}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", new_rows)
+            if kept:
+                self.conn.executemany(
+                    f"UPDATE chunks SET ({_LABELS}) = (?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?", kept)
+            if self._gathered is not None:
+                self._gathered.extend(new_rows)
+            else:
+                self._insert_chunks(new_rows)
             result.kept, result.added = len(kept), len(new_rows)
             entry = {"path": path, "key": key, "project": project, "source": source, "ts": ts,
                      "ingested": created, "scrub_version": rules, **(ledger or {})}
@@ -903,6 +1021,31 @@ class Brain:
                 f"INSERT INTO files({columns}) VALUES ({', '.join('?' * len(entry))}) "
                 f"ON CONFLICT(path) DO UPDATE SET {updates}", list(entry.values()))
         return result
+
+    def _insert_chunks(self, rows: list[tuple]) -> None:
+        """New chunk rows, many to a statement. FTS5 writes the terms its insert trigger has
+        gathered out as a new index segment whenever a statement opens a statement
+        transaction (SQLite sets a savepoint on the index then), and every execution of an
+        INSERT that fires a trigger does: one row per statement cost a segment, and its
+        merging, per chunk (three times what indexing the same rows at once costs). 999
+        parameters a statement: the lowest limit a SQLite build has."""
+        per = 999 // _INSERT_WIDTH
+        for start in range(0, len(rows), per):
+            part = rows[start:start + per]
+            marks = ", ".join([f"({', '.join('?' * _INSERT_WIDTH)})"] * len(part))
+            self.conn.execute(f"INSERT OR IGNORE INTO chunks(sha, path, ref, role, text, created, {_LABELS}) "
+                              f"VALUES {marks}", [value for row in part for value in row])
+
+    @contextlib.contextmanager
+    def _gathering(self) -> Iterator[None]:
+        """Inside a transaction: the chunks `stage` adds are inserted together at the end."""
+        self._gathered = []
+        try:
+            yield
+            rows, self._gathered = self._gathered, None
+            self._insert_chunks(rows)
+        finally:
+            self._gathered = None
 
     def purge_search_index(self) -> None:
         """After rows were deleted or rewritten, rebuild the FTS5 index's segments so the old

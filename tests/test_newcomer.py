@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -245,6 +246,16 @@ def test_ctrl_c_during_ingest_says_what_was_stored_and_exits_130(tmp_path):
     assert "interrupted; stored so far:" in err and "Traceback" not in err
     stored = int(err.split("stored so far: ")[1].split(" file")[0])
     assert stored >= 50
+    # files wait in a batch before they are committed: Ctrl-C commits the finished ones, and
+    # the report counts exactly what the brain holds
+    ingested = int(re.search(r"; (\d+) ingested;", err).group(1))
+    conn = sqlite3.connect(tmp_path / "brain.db")
+    try:
+        assert conn.execute("SELECT count(*) FROM files").fetchone()[0] == ingested
+        assert conn.execute("SELECT count(*) FROM chunks").fetchone()[0] == int(
+            re.search(r"chunks: (\d+) added", err).group(1))
+    finally:
+        conn.close()
 
 
 def test_long_work_prints_progress_lines_off_a_terminal(tmp_path):

@@ -1,15 +1,16 @@
 """The ingest pipeline, and its only driver: sources yield documents -> readers turn them into
 sections -> the gate scrubs everything a document brings in one scope -> segment -> stage.
 
-Each file is staged in one transaction together with its ledger entry, so an interrupted
-ingest leaves whole files or nothing, and the next run resumes by skipping what is done. A file
-that cannot be read, or that the scrubber cannot finish, is skipped with a reason, and the
+Each file is staged together with its ledger entry, in a transaction that holds a batch of
+files (`store.Batch`), so an interrupted ingest leaves whole files or nothing, and the next run
+resumes by skipping what is done. A file that cannot be read, or that the scrubber cannot finish, is skipped with a reason, and the
 rest of the run goes on. Documents are read within the limits of `readers.Limits` (text,
 inflated bytes, depth), the container formats in a worker process that also bounds their time
 and memory (`worker.py`); a document cut at its text limit is named in the report.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, TextIO
 
 from ..config import Settings
-from ..store import Brain, BrainError
+from ..store import Batch, Brain, BrainError
 from ..wording import plural
 from . import roots as roots_mod
 from . import sources
@@ -128,8 +129,9 @@ class IngestReport:
 
 
 class IngestInterrupted(KeyboardInterrupt):
-    """Ctrl-C during an ingest, carrying what was stored until then (every file before the
-    interruption is whole in the brain; the one being staged is not there at all)."""
+    """Ctrl-C during an ingest, carrying what was stored until then: every file finished
+    before the interruption is whole in the brain (the batch it waited in is written on the
+    way out); the one in hand is not there at all, nor counted."""
 
     def __init__(self, report: IngestReport):
         super().__init__("interrupted")
@@ -194,15 +196,18 @@ def ingest(
         known = roots_mod.all_roots(brain)
         if lift_exclusions:
             roots_mod.lift(brain, known, {brain.name_key(sources.resolve(t)) for t in targets if t != "-"})
-        _ingest_targets(brain, gate, report, targets, project=gate.label(project), source=gate.label(source),
-                        include=include, exclude=exclude, max_bytes=max_bytes, on_file=on_file,
-                        excluded=roots_mod.excluded_by(brain, known), worker=worker)
-        if "-" in targets:
-            report.files_seen += 1
-            ingest_document(brain, gate, report, sources.stdin_document(
-                stdin, name=name, project=gate.label(project), source=gate.label(source), max_bytes=max_bytes))
-        if logs is not None:
-            _ingest_logs(brain, gate, report, logs)
+        with Batch(brain) as batch:
+            _ingest_targets(brain, gate, report, targets, project=gate.label(project),
+                            source=gate.label(source), include=include, exclude=exclude, max_bytes=max_bytes,
+                            on_file=on_file, excluded=roots_mod.excluded_by(brain, known), worker=worker,
+                            batch=batch)
+            if "-" in targets:
+                report.files_seen += 1
+                ingest_document(brain, gate, report, sources.stdin_document(
+                    stdin, name=name, project=gate.label(project), source=gate.label(source),
+                    max_bytes=max_bytes), batch)
+            if logs is not None:
+                _ingest_logs(brain, gate, report, logs, batch)
     except KeyboardInterrupt:
         raise IngestInterrupted(report) from None
     finally:
@@ -212,7 +217,8 @@ def ingest(
 
 
 def _ingest_targets(brain: Brain, gate: Gate, report: IngestReport, targets: list[str], *,
-                    project, source, include, exclude, max_bytes, on_file, excluded, worker) -> None:
+                    project, source, include, exclude, max_bytes, on_file, excluded, worker,
+                    batch: Batch) -> None:
     brain_files = {str(brain.path), f"{brain.path}-wal", f"{brain.path}-shm", f"{brain.path}-journal"}
     walk_info = sources.Walk()
     seen: set[str] = set()
@@ -228,7 +234,8 @@ def _ingest_targets(brain: Brain, gate: Gate, report: IngestReport, targets: lis
         if on_file:
             on_file(item.path)
         ingest_document(brain, gate, report, sources.file_document(item, source or "files", max_bytes,
-                                                                   project is not None, worker))
+                                                                   project is not None, worker), batch)
+    batch.flush()
     for root in walk_info.roots:
         vanished = [key for key, name in brain.files_under(gate.shown(root))
                     if key not in seen and not os.path.lexists(name)]
@@ -237,15 +244,17 @@ def _ingest_targets(brain: Brain, gate: Gate, report: IngestReport, targets: lis
             report.files_removed += len(vanished)
 
 
-def _ingest_logs(brain: Brain, gate: Gate, report: IngestReport, logs) -> None:
-    """llm's changed conversations, then the cursor that says how far this run read."""
+def _ingest_logs(brain: Brain, gate: Gate, report: IngestReport, logs, batch: Batch) -> None:
+    """llm's changed conversations, then the cursor that says how far this run read (written
+    after the conversations it covers are committed, never before)."""
     state = json.loads(brain.get_meta(logs.cursor_key) or "{}")
     for item in logs.documents(state):
         report.files_seen += 1
         if isinstance(item, sources.Skipped):
             report.skipped[item.reason] += 1  # a conversation that only used the brain: no file to name
             continue
-        ingest_document(brain, gate, report, item)
+        ingest_document(brain, gate, report, item, batch)
+    batch.flush()
     if logs.cursor != state:
         with brain.write():
             brain.set_meta(logs.cursor_key, json.dumps(logs.cursor, sort_keys=True))
@@ -262,17 +271,21 @@ def upgrade(brain: Brain, gate: Gate, report: IngestReport,
     again in place, one document in one scope, names and labels included."""
     if brain.get_meta("scrub_rules") == gate.rules:
         return  # every file, chunk and label was stored under these rules
-    for key, path, project, source in brain.outdated_files(gate.rules):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode) and brain.name_key(path) == key:
-            entry = sources.FileEntry(path, None, st.st_size, st.st_mtime_ns, project)
-            again = IngestReport()  # a file the user did not name this time: not "seen" or "skipped"
-            ingest_document(brain, gate, again, sources.file_document(entry, source, max_bytes, True, worker))
-            again.reread, again.ingested, again.unchanged = again.ingested, 0, 0
-            report.add(again)
+    again = IngestReport()  # files the user did not name this time: not "seen" or "skipped"
+    try:
+        with Batch(brain) as batch:
+            for key, path, project, source in brain.outdated_files(gate.rules):
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and brain.name_key(path) == key:
+                    entry = sources.FileEntry(path, None, st.st_size, st.st_mtime_ns, project)
+                    ingest_document(brain, gate, again,
+                                    sources.file_document(entry, source, max_bytes, True, worker), batch)
+    finally:  # what was re-read and committed, Ctrl-C or not
+        again.reread, again.ingested, again.unchanged = again.ingested, 0, 0
+        report.add(again)
     from .. import facts
 
     facts.restage(brain, gate)
@@ -340,7 +353,10 @@ def _read(doc: sources.Document):
     """A document's sections and raw bytes, with the log lines of the libraries that read it
     kept from stderr and from the host's logs: for the length of the read only, each library's
     logger gets a handler of ours and stops passing records up (both undone after, whatever
-    happens). The host's own logging configuration is never touched."""
+    happens). The host's own logging configuration is never touched. A document our own
+    code reads (text, markdown, a conversation) needs none of it, and skips its cost."""
+    if not doc.library:
+        return doc.read()
     swallow = _Swallow()
     saved = []
     for name in _LIBRARIES:
@@ -356,12 +372,16 @@ def _read(doc: sources.Document):
             logger.propagate = propagate
 
 
-def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources.Document) -> None:
+def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources.Document,
+                    batch: Batch | None = None) -> None:
     """Bring the brain up to date with one document: skip it when unchanged (by stat, then by
-    content hash), else read it, pass it through the gate, and stage it in one transaction with
-    its ledger entry. A document keeps the project it was stored under unless this ingest
-    names one. A document that cannot be read or scrubbed is skipped, by its shown name."""
+    content hash), else read it, pass it through the gate, and stage it with its ledger entry,
+    in `batch` (written now when there is none). A document keeps the project it was stored
+    under unless this ingest names one. A document that cannot be read or scrubbed is skipped,
+    by its shown name. What staging adds to `report` is counted once it is committed."""
     key = brain.name_key(doc.path)
+    if batch is not None and batch.holds(key):
+        batch.flush()  # the same file twice in one run: its record must be the stored one
     record = brain.file_record(key)
     project = gate.label(doc.project) or "default"
     if not doc.explicit_project and record is not None:
@@ -389,30 +409,45 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
     content_sha = hashlib.sha256(raw).hexdigest()
     if doc.replace and current and record["content_sha"] == content_sha:
         if doc.size is not None:
-            brain.touch_file(key, size=doc.size, mtime_ns=doc.mtime_ns, ts=doc.ts)
+            touch = functools.partial(brain.touch_file, key, size=doc.size, mtime_ns=doc.mtime_ns, ts=doc.ts)
+            if batch is None:
+                touch()
+            else:
+                batch.add(key, touch)
         report.unchanged += 1
         return
-    if not any(section.text.strip() for section in sections):
+    empty = not any(section.text.strip() for section in sections)
+    if empty and (doc.size is None or not doc.replace):  # empty standard input erases nothing
         report.skipped["empty"] += 1
-        if doc.size is None or not doc.replace:  # empty standard input erases nothing
-            return
-        # a file that was emptied is staged all the same, so it loses its old chunks
-    else:
-        report.ingested += 1
+        return
+    # (a file that was emptied is staged all the same, so it loses its old chunks)
     try:
         admitted = gate.document(doc.path, sections)
     except sources.Skip as skip:
         report.skip(shown or gate.shown(doc.path), skip.reason)
         return
-    report.redacted.update(admitted.redacted)
-    if CUT in getattr(sections, "notes", {}):
-        report.cut_files.append(admitted.name)
-    result = brain.stage(
-        path=admitted.name, key=key, chunks=admitted.rows, project=project, source=doc.source,
+    cut = CUT in getattr(sections, "notes", {})
+    write = functools.partial(
+        brain.stage, path=admitted.name, key=key, chunks=admitted.rows, project=project, source=doc.source,
         ts=doc.ts, replace=doc.replace, title=admitted.title, rules=gate.rules,
         ledger={"size": doc.size, "mtime_ns": doc.mtime_ns, "content_sha": content_sha,
                 "format": doc.format},
     )
-    report.chunks_added += result.added
-    report.chunks_kept += result.kept
-    report.chunks_removed += result.removed
+
+    def done(result) -> None:  # what this file adds to the report, once it is in the brain
+        if empty:
+            report.skipped["empty"] += 1
+        else:
+            report.ingested += 1
+        if admitted.redacted:
+            report.redacted.update(admitted.redacted)
+        if cut:
+            report.cut_files.append(admitted.name)
+        report.chunks_added += result.added
+        report.chunks_kept += result.kept
+        report.chunks_removed += result.removed
+
+    if batch is None:
+        done(write())
+    else:
+        batch.add(key, write, done)

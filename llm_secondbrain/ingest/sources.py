@@ -236,6 +236,7 @@ class Document:
     mtime_ns: int | None = None
     replace: bool = True
     format: str = "text"  # the reader's name (pdf, docx, mail, ...), kept in the files ledger
+    library: bool = False  # read by a document library (whose log lines may quote it)
 
 
 def file_document(entry: FileEntry, source: str, max_bytes: int, explicit_project: bool,
@@ -255,7 +256,8 @@ def file_document(entry: FileEntry, source: str, max_bytes: int, explicit_projec
         return read_bounded(fmt, raw, entry.path, limits), raw
 
     return Document(entry.path, entry.project, source, read, explicit_project=explicit_project,
-                    ts=entry.ts, size=entry.size, mtime_ns=entry.mtime_ns, format=fmt.name)
+                    ts=entry.ts, size=entry.size, mtime_ns=entry.mtime_ns, format=fmt.name,
+                    library=fmt.module is not None)
 
 
 def stdin_document(stream: TextIO | None, *, name: str | None, project: str | None,

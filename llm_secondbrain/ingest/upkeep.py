@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .. import config
-from ..store import Brain
+from ..store import Batch, Brain
 from . import IngestReport, ingest, ingest_document, sources
 from . import roots as roots_mod
 from .gate import Gate
@@ -102,15 +102,15 @@ def reconcile(brain: Brain, settings: config.Settings, paths: Iterable[str],
     report = IngestReport()
     touched: set[str] = set()
     brain_files = {sources.resolve(f"{brain.path}{s}") for s in ("", "-wal", "-shm", "-journal")}
-    with ReadWorker(settings.read_seconds) as worker:
-        _reconcile(brain, gate, report, touched, paths, roots, excluded, brain_files, worker)
+    with ReadWorker(settings.read_seconds) as worker, Batch(brain) as batch:
+        _reconcile(brain, gate, report, touched, paths, roots, excluded, brain_files, worker, batch)
     if worker.cost.files or worker.cost.in_process:
         report.reading = worker.cost.as_dict()
     return report, touched
 
 
 def _reconcile(brain: Brain, gate: Gate, report: IngestReport, touched: set[str], paths: Iterable[str],
-               roots: list[Root], excluded, brain_files: set[str], worker: ReadWorker) -> None:
+               roots: list[Root], excluded, brain_files: set[str], worker: ReadWorker, batch: Batch) -> None:
     for path in sorted(set(paths)):
         root = roots_mod.root_for(roots, path)
         if root is not None and not root.exists:
@@ -125,10 +125,11 @@ def _reconcile(brain: Brain, gate: Gate, report: IngestReport, touched: set[str]
                                      roots_mod.wanted(root, os.path.join(dirpath, d), excluded, folder=True))
                 for name in sorted(filenames):
                     _one_file(brain, gate, report, os.path.join(dirpath, name), root, brain_files, excluded,
-                              worker)
+                              worker, batch)
         elif os.path.lexists(path):
-            _one_file(brain, gate, report, path, root, brain_files, excluded, worker)
+            _one_file(brain, gate, report, path, root, brain_files, excluded, worker, batch)
         else:
+            batch.flush()  # removals follow the files staged before them
             key = brain.name_key(path)
             gone = ([key] if brain.file_record(key) else []) + [k for k, _ in brain.files_under(gate.shown(path))]
             if gone:
@@ -137,7 +138,7 @@ def _reconcile(brain: Brain, gate: Gate, report: IngestReport, touched: set[str]
 
 
 def _one_file(brain: Brain, gate: Gate, report: IngestReport, path: str, root: Root | None,
-              brain_files: set[str], excluded, worker: ReadWorker) -> None:
+              brain_files: set[str], excluded, worker: ReadWorker, batch: Batch) -> None:
     if path in brain_files or (root is not None and not roots_mod.wanted(root, path, excluded)):
         return
     real = sources.resolve(path)
@@ -159,7 +160,7 @@ def _one_file(brain: Brain, gate: Gate, report: IngestReport, path: str, root: R
         gate = Gate(config.replace(gate.settings, strip_emails=True))
     doc = sources.file_document(entry, source, options.get("max_bytes", sources.DEFAULT_MAX_BYTES),
                                 options.get("project") is not None, worker)
-    ingest_document(brain, gate, report, doc)
+    ingest_document(brain, gate, report, doc, batch)
 
 
 @dataclass
