@@ -114,7 +114,7 @@ def floor(db: Path, golden: Path, others: list[Path]) -> None:
         def nothing_rate(rows):
             return sum(not sb.search(r["query"], k=10).relevant for r in rows) / len(rows)
         rows = read_jsonl(golden)
-        print(f"Relevance floor against this brain (DENSE_FLOOR, hybrid defaults, k=10)")
+        print("Relevance floor against this brain (DENSE_FLOOR, hybrid defaults, k=10)")
         print(f"  answerable {golden.name}: false 'nothing' {nothing_rate(rows):.3f} ({len(rows)} queries)")
         for other in others:
             rows = read_jsonl(other)
