@@ -30,7 +30,8 @@ def has_cjk(text: str | None) -> bool:
 def index_form(*texts: str | None) -> str | None:
     """The CJK characters of `texts`, each run on a line, its characters apart; None when
     there are none (the column stays NULL)."""
-    runs = [" ".join(m.group()) for text in texts if text for m in RUN.finditer(text)]
+    # text.isascii() runs at memory speed; the class's scan, ~90 MB/s, is for text that may hold some
+    runs = [" ".join(m.group()) for text in texts if text and not text.isascii() for m in RUN.finditer(text)]
     return "\n".join(runs) if runs else None
 
 
