@@ -5,8 +5,8 @@ A raw cosine means different things under different models (all-MiniLM-L6-v2 put
 passages of a notes collection at 0.10 +- 0.12, the tests' bag-of-words stub at 0.23 +- 0.04 on
 six short notes), so the floor is read on the brain's own scale: the mean and the standard
 deviation of the cosine between passages of the brain picked evenly over it (`scale`, a fixed
-sample of store.SCALE_SAMPLE vectors, kept per brain and vector version). The best passage must stand
-FLOOR_SD of those deviations above that mean, judged by the score the dense lane ranks it by:
+sample of store.SCALE_SAMPLE vectors, kept per brain and vector version). The best passage must
+stand FLOOR_SD of those deviations above that mean, judged by the score the dense lane ranks it by:
 its cosine read in its note's context (lanes.in_context), not the bare cosine. In a vault of
 manuals a paragraph deep in an unrelated page can sit near a question it does not answer
 (`journalctl --vacuum-size` for "PostgreSQL VACUUM FULL ..."); its note does not open on the
@@ -59,8 +59,8 @@ _lock = threading.Lock()
 def scale(conn) -> tuple[float, float] | None:
     """(mean, standard deviation) of the cosine between two passages of this brain picked at
     random, under the model its vectors come from; None without vectors. Kept by the embedder
-    (store.kept_scale); measured here when a write since then changed the vectors (store.measure_scale),
-    once per process and vector version."""
+    (store.kept_scale); measured here (store.measure_scale) when a write since then changed the
+    vectors, once per process and vector version."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'vectors_version'").fetchone()
     key = (_db_path(conn), row[0] if row else "0")  # bumped by every write to the vectors
     with _lock:
