@@ -106,6 +106,19 @@ def test_dropped_connection_is_retried(stub):
     assert stub.counts["dropped"] == 2
 
 
+def test_a_kept_connection_the_server_closed_is_opened_again(stub):
+    # Ollama closes idle keep-alive connections; the next request must not fail for it, even
+    # with no retries left (a dropped answer on a fresh connection still fails: next test)
+    with OllamaClient(stub.url, "nomic-embed-text", retries=0) as client:
+        assert len(client.embed(["x"])) == 1
+        stub.drop_next(1)
+        assert len(client.embed(["y"])) == 1
+        stub.drop_next(2)
+        with pytest.raises(ServerError) as info:
+            client.embed(["z"])
+    assert "dropped the connection" in str(info.value) and "\n" not in str(info.value)
+
+
 def test_slow_answers_within_timeout_work_and_too_slow_ones_fail(stub):
     stub.delay = 0.2
     with OllamaClient(stub.url, "nomic-embed-text", timeout=2.0, retries=0) as client:
