@@ -373,14 +373,14 @@ def _read(doc: sources.Document):
 
 
 def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources.Document,
-                    batch: Batch | None = None) -> None:
+                    batch: Batch) -> None:
     """Bring the brain up to date with one document: skip it when unchanged (by stat, then by
     content hash), else read it, pass it through the gate, and stage it with its ledger entry,
-    in `batch` (written now when there is none). A document keeps the project it was stored
-    under unless this ingest names one. A document that cannot be read or scrubbed is skipped,
-    by its shown name. What staging adds to `report` is counted once it is committed."""
+    in `batch`. A document keeps the project it was stored under unless this ingest names one.
+    A document that cannot be read or scrubbed is skipped, by its shown name. What staging
+    adds to `report` is counted once it is committed."""
     key = brain.name_key(doc.path)
-    if batch is not None and batch.holds(key):
+    if batch.holds(key):
         batch.flush()  # the same file twice in one run: its record must be the stored one
     record = brain.file_record(key)
     project = gate.label(doc.project) or "default"
@@ -409,11 +409,8 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
     content_sha = hashlib.sha256(raw).hexdigest()
     if doc.replace and current and record["content_sha"] == content_sha:
         if doc.size is not None:
-            touch = functools.partial(brain.touch_file, key, size=doc.size, mtime_ns=doc.mtime_ns, ts=doc.ts)
-            if batch is None:
-                touch()
-            else:
-                batch.add(key, touch)
+            batch.add(key, functools.partial(brain.touch_file, key, size=doc.size, mtime_ns=doc.mtime_ns,
+                                             ts=doc.ts))
         report.unchanged += 1
         return
     empty = not any(section.text.strip() for section in sections)
@@ -447,7 +444,4 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
         report.chunks_kept += result.kept
         report.chunks_removed += result.removed
 
-    if batch is None:
-        done(write())
-    else:
-        batch.add(key, write, done)
+    batch.add(key, write, done)
