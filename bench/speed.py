@@ -214,17 +214,14 @@ def recall_check(args) -> None:
     from llm_secondbrain.store import open_brain
 
     paths = (None, "bits", "memory")
-    label = {None: "as planned", "bits": "bits in SQL", "memory": "bits in memory"}
     for n in sizes(args.sizes):
         db = synthetic.brain(n)
         vectors = [q.tobytes() for q in synthetic.query_vectors(db)]
         with open_brain(db, create=False) as brain:
             how = vindex.nearest(brain.conn, vectors[0], 200).how
             got = _recall_at_10(brain.conn, vectors, paths, DENSE_FLOOR)
-        print(f"\nrecall@10 against the exact scan, synthetic clustered 768-dim, {n:,} chunks, "
-              f"{len(vectors)} held-out queries (planned: {how})")
-        for p in paths:
-            print(f"  {label[p]:15s} {got[p][0]:.3f}   (of the exact top 10 with cosine >= {DENSE_FLOOR}: {got[p][1]:.3f})")
+        _print_recall(f"synthetic clustered 768-dim, {n:,} chunks, {len(vectors)} held-out queries "
+                      f"(planned: {how})", got, DENSE_FLOOR)
         vindex.forget_cache()
     import brains
 
@@ -246,11 +243,17 @@ def recall_check(args) -> None:
         n = brain.conn.execute("SELECT count(*) FROM vec_bits").fetchone()[0]
         how = vindex.nearest(brain.conn, vectors[0], 200).how
         got = _recall_at_10(brain.conn, vectors, paths, DENSE_FLOOR)
-    print(f"\nrecall@10 against the exact scan, every SciFact chunk embedded by all-minilm ({n:,} chunks, "
-          f"384-dim), {len(vectors)} SciFact queries (planned: {how})")
-    for p in paths:
-        print(f"  {label[p]:15s} {got[p][0]:.3f}   (of the exact top 10 with cosine >= {DENSE_FLOOR}: {got[p][1]:.3f})")
+    _print_recall(f"every SciFact chunk embedded by all-minilm ({n:,} chunks, 384-dim), {len(vectors)} "
+                  f"SciFact queries (planned: {how})", got, DENSE_FLOOR)
     vindex.forget_cache()
+
+
+def _print_recall(what: str, got: dict, floor: float) -> None:
+    """One table of recall_check: recall@10 per path, all hits and those reaching the floor."""
+    label = {None: "as planned", "bits": "bits in SQL", "memory": "bits in memory"}
+    print(f"\nrecall@10 against the exact scan, {what}")
+    for p, (every, floored) in got.items():
+        print(f"  {label[p]:15s} {every:.3f}   (of the exact top 10 with cosine >= {floor}: {floored:.3f})")
 
 
 # --- start-up ----------------------------------------------------------------------------------
