@@ -210,7 +210,7 @@ def _recall_at_10(conn, vectors: list[bytes], paths: tuple[str | None, ...], flo
 
 
 def recall_check(args) -> None:
-    from llm_secondbrain.recall import DENSE_FLOOR, vindex
+    from llm_secondbrain.recall import vindex
     from llm_secondbrain.store import open_brain
 
     paths = (None, "bits", "memory")
@@ -218,10 +218,10 @@ def recall_check(args) -> None:
         db = synthetic.brain(n)
         vectors = [q.tobytes() for q in synthetic.query_vectors(db)]
         with open_brain(db, create=False) as brain:
-            how = vindex.nearest(brain.conn, vectors[0], 200).how
-            got = _recall_at_10(brain.conn, vectors, paths, DENSE_FLOOR)
+            how, floor = vindex.nearest(brain.conn, vectors[0], 200).how, _floor(brain.conn)
+            got = _recall_at_10(brain.conn, vectors, paths, floor)
         _print_recall(f"synthetic clustered 768-dim, {n:,} chunks, {len(vectors)} held-out queries "
-                      f"(planned: {how})", got, DENSE_FLOOR)
+                      f"(planned: {how})", got, floor)
         vindex.forget_cache()
     import brains
 
@@ -241,11 +241,20 @@ def recall_check(args) -> None:
     with open_brain(db, create=False) as brain:
         brain.build_bits()  # a brain cached by an earlier version
         n = brain.conn.execute("SELECT count(*) FROM vec_bits").fetchone()[0]
-        how = vindex.nearest(brain.conn, vectors[0], 200).how
-        got = _recall_at_10(brain.conn, vectors, paths, DENSE_FLOOR)
+        how, floor = vindex.nearest(brain.conn, vectors[0], 200).how, _floor(brain.conn)
+        got = _recall_at_10(brain.conn, vectors, paths, floor)
     _print_recall(f"every SciFact chunk embedded by all-minilm ({n:,} chunks, 384-dim), {len(vectors)} "
-                  f"SciFact queries (planned: {how})", got, DENSE_FLOOR)
+                  f"SciFact queries (planned: {how})", got, floor)
     vindex.forget_cache()
+
+
+def _floor(conn) -> float:
+    """The cosine recall's relevance floor asks of the best passage in this brain (recall.floor:
+    FLOOR_SD deviations above the mean of random pairs, on the brain's own scale)."""
+    from llm_secondbrain.recall import floor
+
+    mean, sd = floor.scale(conn)
+    return mean + floor.FLOOR_SD * sd
 
 
 def _print_recall(what: str, got: dict, floor: float) -> None:
@@ -253,7 +262,7 @@ def _print_recall(what: str, got: dict, floor: float) -> None:
     label = {None: "as planned", "bits": "bits in SQL", "memory": "bits in memory"}
     print(f"\nrecall@10 against the exact scan, {what}")
     for p, (every, floored) in got.items():
-        print(f"  {label[p]:15s} {every:.3f}   (of the exact top 10 with cosine >= {floor}: {floored:.3f})")
+        print(f"  {label[p]:15s} {every:.3f}   (of the exact top 10 with cosine >= {floor:.3f}: {floored:.3f})")
 
 
 # --- start-up ----------------------------------------------------------------------------------
