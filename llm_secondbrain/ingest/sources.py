@@ -297,7 +297,11 @@ def read_bytes(entry: FileEntry, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
         if st.st_size > max_bytes:
             raise Skip("too large")
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            raw = fh.read(max_bytes + 1)
+            # its size and one byte more (a file that grew since is read on, up to the cap):
+            # reading max_bytes + 1 at once allocates that much for every small file
+            raw = fh.read(st.st_size + 1)
+            if len(raw) > st.st_size:
+                raw += fh.read(max_bytes + 1 - len(raw))
     except OSError:
         raise Skip("unreadable") from None
     finally:
