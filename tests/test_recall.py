@@ -544,6 +544,10 @@ def test_the_floor_says_nothing_for_what_the_brain_does_not_hold(run, tmp_path, 
     run("brain", "ingest", write_notes(tmp_path / "g", notes), "--no-progress")
     for mode in ("hybrid", "dense", "lexical"):
         assert recall_json(run, "How do I roll back a Kubernetes deployment?", "--mode", mode) == []
+    # most of the question's weight is in words no note holds (frost, cloth): meaning must
+    # stand higher than for a question in the notes' own words
+    assert recall_json(run, "frost cloth for the lettuce") == []
+    assert recall_json(run, "keep slugs off the lettuce")[0]["path"].endswith("slugs.md")
     hits = recall_json(run, "tomatoes: deep watering twice a week?")
     assert hits[0]["path"].endswith("tomatoes.md")
     prompt = json.loads(run("-m", "echo", "-f", "brain:tomatoes deep watering", "hi").stdout)["prompt"]
