@@ -27,8 +27,9 @@ of the query's weight (idf) those words carry. A paraphrase with an answer also 
 note does not ("unguessable"), so the step is one deviation at most, where a name's is three.
 Measured on the bench vault (both halves had been looked at before): 15 -> 18 of 20 negatives
 "nothing", one answerable question more left empty (3 -> 4 of 88: "a hung program", 1.61
-deviations, needs 1.90); jbranchaud-til, tldr-zh and manpages-ja unchanged. Chinese and
-Japanese characters are left out (a character is not a word, and the index reads them in pairs).
+deviations, needs 1.90); jbranchaud-til, tldr-zh and manpages-ja unchanged. Chinese, Japanese
+and Korean characters are left out: the index holds them one by one (cjk.py), and a character
+the notes never use says little about whether they answer a question.
 A rare token the literal lane found (an identifier, a flag, not a product name written in a
 sentence) is relevant in every mode, and so is a passage holding every content word of the
 query.
