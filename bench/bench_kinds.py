@@ -38,6 +38,7 @@ import argparse
 import hashlib
 import json
 import os
+import random
 import re
 import sqlite3
 import statistics
@@ -297,8 +298,33 @@ def table(title: str, scores: dict[str, dict], negatives: dict[str, tuple[int, i
     return "\n".join(lines)
 
 
+def with_typo(queries: list[dict], kind: str, seed: int = 7) -> list[dict]:
+    """The queries, each meaning query (paraphrase, semantic) with one typo in its longest word of
+    five letters or more, seeded: `swap` two neighbouring letters, `omit` one, `sub` (replace)
+    one; never the first letter nor the last two. Negatives and token queries are left alone."""
+    rng = random.Random(seed)
+    out = []
+    for q in queries:
+        found = list(re.finditer(r"[a-z]{5,}", q["query"])) if q["class"] in ("paraphrase", "semantic") else []
+        if not found:
+            out.append(q)
+            continue
+        m = max(found, key=lambda m: len(m.group(0)))
+        w, i = m.group(0), rng.randrange(1, len(m.group(0)) - 2)
+        if kind == "swap":
+            typo = w[:i] + w[i + 1] + w[i] + w[i + 2:]
+        elif kind == "omit":
+            typo = w[:i] + w[i + 1:]
+        else:
+            typo = w[:i] + rng.choice([c for c in "etaoinsrhl" if c != w[i]]) + w[i + 1:]
+        out.append({**q, "query": q["query"][:m.start()] + typo + q["query"][m.end():]})
+    return out
+
+
 def run_set(name: str, args, work: Path, out: dict) -> None:
     folder, queries, negatives = load_set(name, work)
+    if args.typos:
+        queries = with_typo(queries, args.typos)
     db = build(name, folder, work, args.url, args.embedder)
     notes = notes_of(folder)
     handed: dict = {}
@@ -422,6 +448,8 @@ def main() -> None:
     parser.add_argument("--today-python", help="the Python to run --today with (its dependencies)")
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--dump", type=Path, help="append every query's top ten here (JSON lines)")
+    parser.add_argument("--typos", choices=("swap", "omit", "sub"),
+                        help="one seeded typo in every paraphrase and semantic query (with_typo)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     stub = None
