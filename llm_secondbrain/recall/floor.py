@@ -30,9 +30,9 @@ before): 15 -> 18 of 20 negatives "nothing", one answerable question more left e
 88: "a hung program", 1.61 deviations, needs 1.70); jbranchaud-til, tldr-zh and manpages-ja
 unchanged. A step of 1.0 gives the same verdicts there, but with one typo in every paraphrase
 (two letters swapped, one dropped or one replaced) it left 3-5 more of them empty; 0.5 leaves
-0-2 more. Chinese, Japanese
-and Korean characters are left out: the index holds them one by one (cjk.py), and a character
-the notes never use says little about whether they answer a question.
+0-2 more (`bench_kinds.py --typos`). Chinese, Japanese and Korean characters are left out: the
+index holds them one by one (cjk.py), and a character the notes never use says little about
+whether they answer a question.
 A rare token the literal lane found (an identifier, a flag, not a product name written in a
 sentence) is relevant in every mode, and so is a passage holding every content word of the
 query.
@@ -169,8 +169,8 @@ def relevant(conn, query: str, lanes: dict[str, list[tuple[int, float]]], holder
              filters: Filters | None = None) -> bool:
     """Does any hit clear the relevance floor? A rare token the literal lane found does, and so
     does a passage holding every content word of the query, a dense hit whose score clears
-    `dense_floor` (raised for unseen words, `_clears`), or words: `coverage` reaching LEXICAL_COVER in a query that names nothing
-    the brain has never seen. Hybrid asks both lanes, so it never says "nothing" where
+    `dense_floor` (raised for unseen words: `_clears`), or words: `coverage` reaching
+    LEXICAL_COVER in a query that names nothing the brain has never seen. Hybrid asks both lanes, so it never says "nothing" where
     `--mode lexical` answers (a model that reads a language or a paraphrase poorly leaves
     the words to speak). A dense hit's score is the lane's own (`lanes`: read in its note's
     context), so a paragraph deep in a manual about something else speaks for less."""
