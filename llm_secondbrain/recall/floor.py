@@ -170,10 +170,11 @@ def relevant(conn, query: str, lanes: dict[str, list[tuple[int, float]]], holder
     """Does any hit clear the relevance floor? A rare token the literal lane found does, and so
     does a passage holding every content word of the query, a dense hit whose score clears
     `dense_floor` (raised for unseen words: `_clears`), or words: `coverage` reaching
-    LEXICAL_COVER in a query that names nothing the brain has never seen. Hybrid asks both lanes, so it never says "nothing" where
-    `--mode lexical` answers (a model that reads a language or a paraphrase poorly leaves
-    the words to speak). A dense hit's score is the lane's own (`lanes`: read in its note's
-    context), so a paragraph deep in a manual about something else speaks for less."""
+    LEXICAL_COVER in a query that names nothing the brain has never seen. Hybrid asks both
+    lanes, so it never says "nothing" where `--mode lexical` answers (a model that reads a
+    language or a paraphrase poorly leaves the words to speak). A dense hit's score is the
+    lane's own (`lanes`: read in its note's context), so a paragraph deep in a manual about
+    something else speaks for less."""
     if holders and any(not _bare_name(term, query) for term, _, _ in literal_terms(query)):
         return True
     lexical = [cid for cid, _ in lanes.get("lexical", [])[:COVER_DEPTH]]
