@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from . import config
 from .options import RecallOptions
 from .recall import Hit, RecallResult
-from .store import Brain, open_brain
+from .store import Brain, open_brain, reading
 
 if TYPE_CHECKING:
     from .ingest import IngestReport
@@ -286,14 +286,14 @@ class SecondBrain:
         vector, notes = (None, [])
         if options.mode != "lexical":
             vector, notes = self.query_vector(query)
-        result = recall(self.brain.conn, query, options, vector)
+        result = reading(lambda: recall(self.brain.conn, query, options, vector))
         result.stale, files = stale_hits(self.brain, result.hits)
         if fresh and files:
             self.refresh(sorted(files))
             if options.mode != "lexical":
                 self.embed_pending_quietly()
                 vector, notes = self.query_vector(query)
-            result = recall(self.brain.conn, query, options, vector)
+            result = reading(lambda: recall(self.brain.conn, query, options, vector))
             result.stale, files = stale_hits(self.brain, result.hits)
         result.notes = notes + result.notes + ([stale_note(len(files))] if files else [])
         return result

@@ -48,6 +48,21 @@ def _db_errors() -> tuple[type[BaseException], ...]:
 DB_ERRORS = _db_errors()
 
 
+def reading(read: Callable[[], Any], attempts: int = 5) -> Any:
+    """`read()` (reads only), tried again when FTS5 failed to construct its table. FTS5 reads
+    its config when a connection first uses the index; if another process is resetting the WAL
+    at that moment (every command's closing checkpoint does), that read fails with "vtable
+    constructor failed" instead of waiting. Seen under load with two ingesters and four
+    recallers, once as a brain was opened and once in a recall after it."""
+    for attempt in range(attempts):
+        try:
+            return read()
+        except DB_ERRORS as e:
+            if "vtable constructor failed" not in str(e) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -654,19 +669,9 @@ class Brain:
             self.notes.clear()  # (and if it cannot yet, closing says so)
 
     def _connect_search_index(self) -> None:
-        """Construct the FTS5 table's connection now, where a transient failure can be retried.
-        FTS5 reads its config the first time a connection uses the index; if another process
-        is resetting the WAL at that moment (every command's closing checkpoint does), that
-        read can fail with "vtable constructor failed" instead of waiting, and a recall would
-        fail with it. Seen once under load with two ingesters and four recallers."""
-        for attempt in range(5):
-            try:
-                self.conn.execute("SELECT rowid FROM fts_chunks LIMIT 0").fetchall()
-                return
-            except DB_ERRORS as e:
-                if "vtable constructor failed" not in str(e) or attempt == 4:
-                    raise
-                time.sleep(0.05 * (attempt + 1))
+        """Construct the FTS5 table's connection now, where a transient failure can be retried
+        (`reading`)."""
+        reading(lambda: self.conn.execute("SELECT rowid FROM fts_chunks LIMIT 0").fetchall())
 
     def _can_read_immutable(self, error: BaseException) -> bool:
         """Only for 'read-only' failures of an existing brain whose WAL holds nothing unsaved
