@@ -11,7 +11,7 @@ from ..options import RecallOptions
 from ..segment import title
 from .query import (
     _WORD, _BACKTICKS, _phrase_fts, _phrase_needed, _prose_compound, code_spans,
-    content_words, fts_query, literal_terms, words as query_words,
+    content_words, fts_query, literal_terms, quoted, words as query_words,
 )
 
 LEXICAL_BUDGET = 10_000  # postings one lexical query may score (bounded_words)
@@ -125,9 +125,8 @@ def bounded_words(conn, text: str, budget: int = LEXICAL_BUDGET) -> str:
 
 def document_frequency(conn, word: str, cap: int) -> int:
     """How many chunks hold `word` as the index reads it (stemmed), counting up to `cap`."""
-    term = '"' + word.replace('"', '""') + '"'  # quoted as the lane's query quotes it (fts_query)
     return conn.execute("SELECT count(*) FROM (SELECT 1 FROM fts_chunks WHERE fts_chunks MATCH ? "
-                        "LIMIT ?)", (term, cap)).fetchone()[0]
+                        "LIMIT ?)", (quoted(word), cap)).fetchone()[0]
 
 
 def _filtered(sql: str, filters: Filters | None, params: list) -> tuple[str, list]:

@@ -54,6 +54,19 @@ hva hvem hvor hvorfor hvordan hvilken hvilke hvilket når
 
 
 
+def quoted(term: str) -> str:
+    """`term` as one FTS5 string: no operator, column name or stray quote in it can reach
+    FTS5's query parser."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def content_terms(query: str) -> list[str]:
+    """The query's content words (`content_words`), lower-cased, each once, at most
+    MAX_QUERY_TERMS: the words the relevance floor weighs."""
+    terms = dict.fromkeys(w.lower() for w in words(content_words(query)) if w.strip("_"))
+    return list(terms)[:MAX_QUERY_TERMS]
+
+
 def fts_query(query: str) -> str | None:
     """Every word quoted and OR-joined: no operator, column name or stray quote in the user's
     text can reach FTS5's query parser."""
@@ -64,7 +77,7 @@ def fts_query(query: str) -> str | None:
         if not word or key in seen:
             continue
         seen.add(key)
-        terms.append('"' + word.replace('"', '""') + '"')
+        terms.append(quoted(word))
         if len(terms) >= MAX_QUERY_TERMS:
             break
     return " OR ".join(terms) if terms else None
@@ -296,7 +309,7 @@ def _word_edge(ch: str) -> bool:
 def _phrase_fts(span: str) -> str | None:
     """The span's words as one FTS5 phrase, stopwords kept (`rel="noopener"` -> "rel noopener")."""
     parts = [w for w in words(span) for w in w.split("_") if w]
-    return '"' + " ".join(parts).replace('"', '""') + '"' if parts else None
+    return quoted(" ".join(parts)) if parts else None
 
 
 _SEP_CLASS = r"[\s/\-._:#]"
