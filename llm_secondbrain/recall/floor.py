@@ -57,7 +57,7 @@ import threading
 from ..cjk import RUN as CJK_RUN
 from ..store import kept_scale, measure_scale
 from .lanes import Filters, _filtered, document_frequency
-from .query import MAX_QUERY_TERMS, _bare_name, content_words, literal_terms, names, words
+from .query import _bare_name, content_terms, literal_terms, names, quoted
 
 FLOOR_SD = 1.5  # the best passage, in deviations above the mean of random pairs
 NAME_FLOOR_SD = 4.5  # ... when the query names something the brain never mentions
@@ -101,17 +101,16 @@ def foreign_names(conn, query: str) -> list[str]:
     out = []
     for name in names(query):
         if not conn.execute("SELECT 1 FROM fts_chunks WHERE fts_chunks MATCH ? LIMIT 1",
-                            ('"' + name.replace('"', '""') + '"',)).fetchone():
+                            (quoted(name),)).fetchone():
             out.append(name)
     return out
 
 
 def _weights(conn, query: str) -> dict[str, tuple[int, float]]:
     """{content word of the query: (chunks holding it, counted up to DF_CAP; its idf)}."""
-    terms = list(dict.fromkeys(w.lower() for w in words(content_words(query)) if w.strip("_")))
     total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0] or 1
     out = {}
-    for term in terms[:MAX_QUERY_TERMS]:
+    for term in content_terms(query):
         df = document_frequency(conn, term, DF_CAP)
         out[term] = (df, math.log(1 + (total - df + 0.5) / (df + 0.5)))
     return out
@@ -127,7 +126,7 @@ def coverage(conn, query: str, ids: list[int]) -> float:
     for term, (df, idf) in weights.items():
         if df:
             for (cid,) in conn.execute(f"SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ? AND "
-                                       f"rowid IN ({marks})", ['"' + term.replace('"', '""') + '"', *ids]):
+                                       f"rowid IN ({marks})", [quoted(term), *ids]):
                 held[cid] += idf
     weight = sum(idf for _, idf in weights.values())
     return max(held.values()) / weight if weight else 0.0
@@ -141,28 +140,34 @@ def unseen_share(conn, query: str) -> float:
     return sum(idf for df, idf in weights.values() if not df) / total if total else 0.0
 
 
-def dense_floor(conn, query: str) -> float | None:
-    """The score the best passage must reach for this query in this brain before unseen words
-    raise it (`_clears`), or None without vectors; the tail given to a model stops at it."""
+def _floor(conn, query: str) -> tuple[float, float] | None:
+    """(the score the best passage must reach, the step unseen words may add to it), or None
+    without vectors: FLOOR_SD deviations above the brain's mean and up to UNSEEN_SD more, or
+    NAME_FLOOR_SD when the query names something no passage holds (no step then)."""
     found = scale(conn)
     if found is None:
         return None
     mean, sd = found
-    return mean + (NAME_FLOOR_SD if foreign_names(conn, query) else FLOOR_SD) * sd
+    if foreign_names(conn, query):
+        return mean + NAME_FLOOR_SD * sd, 0.0
+    return mean + FLOOR_SD * sd, UNSEEN_SD * sd
+
+
+def dense_floor(conn, query: str) -> float | None:
+    """The score the best passage must reach for this query in this brain before unseen words
+    raise it (`_clears`), or None without vectors; the tail given to a model stops at it."""
+    floor = _floor(conn, query)
+    return floor[0] if floor is not None else None
 
 
 def _clears(conn, query: str, best: float) -> bool:
-    """Does the best dense score `best` clear this query's floor: `dense_floor`, raised by up
-    to UNSEEN_SD deviations by `unseen_share` unless a name already raised it? The share is
-    looked up only when the best passage stands within that step."""
-    found = scale(conn)
-    if found is None:  # one or two passages: no scale yet
+    """Does the best dense score `best` clear this query's floor, raised by `unseen_share` of
+    its step? The share is looked up only when the best passage stands within that step."""
+    floor = _floor(conn, query)
+    if floor is None:  # one or two passages: no scale yet
         return True
-    mean, sd = found
-    if foreign_names(conn, query):
-        return best >= mean + NAME_FLOOR_SD * sd
-    floor, step = mean + FLOOR_SD * sd, UNSEEN_SD * sd
-    return best >= floor and (best >= floor + step or best >= floor + step * unseen_share(conn, query))
+    base, step = floor
+    return best >= base and (best >= base + step or best >= base + step * unseen_share(conn, query))
 
 
 def relevant(conn, query: str, lanes: dict[str, list[tuple[int, float]]], holders: dict,
@@ -186,10 +191,10 @@ def relevant(conn, query: str, lanes: dict[str, list[tuple[int, float]]], holder
 
 
 def _holds_every_word(conn, query: str, filters: Filters | None) -> bool:
-    found = list(dict.fromkeys(w.lower() for w in words(content_words(query)) if w.strip("_")))
+    found = content_terms(query)
     if not found:
         return False
-    match = " AND ".join('"' + w.replace('"', '""') + '"' for w in found[:MAX_QUERY_TERMS])
+    match = " AND ".join(quoted(w) for w in found)
     sql, params = _filtered("SELECT 1 FROM fts_chunks JOIN chunks c ON c.id = fts_chunks.rowid "
                             "WHERE fts_chunks MATCH ?", filters, [match])
     return conn.execute(sql + " LIMIT 1", params).fetchone() is not None
