@@ -174,6 +174,21 @@ def test_names_and_labels_a_user_gives_are_scrubbed(tmp_path, brain_path, run):
     assert json.loads(out)["chunks_removed"] == 1 and not leaks(secrets[1], out)
 
 
+def test_a_token_glued_to_a_word_is_found_where_it_is_glued(tmp_path, brain_path, run):
+    secrets = [token() for _ in range(6)]
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / f"backup-{secrets[0]}.md").write_text("A note whose name carries a token.\n")
+    (folder / "deploy.md").write_text(f"Billing runs on prod-{secrets[1]} since March.\n\n"
+                                      f"The mirror pulls with mirror/{secrets[2]} and ci.{secrets[3]}.\n")
+    run("brain", "ingest", folder, "--no-embed", "--source", f"src-{secrets[4]}")
+    run("brain", "ingest", "-", "--name", f"paste_{secrets[5]}", "--no-embed",
+        input="A pasted note about billing.\n")
+    output = shown(run, "billing mirror note")
+    assert_kept_out(brain_path, output, *secrets)
+    assert "prod-[REDACTED:github_token]" in run("brain", "recall", "billing", "--mode", "lexical").output
+
+
 def test_what_would_be_stored_verbatim_is_refused_when_it_holds_a_secret(tmp_path, brain_path, run):
     secret = token()
     root = tmp_path / secret

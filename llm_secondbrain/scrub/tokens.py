@@ -30,7 +30,7 @@ def build() -> None:
     """The vendor shapes of the catalogue, by their first two characters: the token scan looks
     up each run's first two characters and tries only the shapes there (longer patterns first,
     so "sk-ant-" wins over "sk-")."""
-    global _DISPATCH
+    global _DISPATCH, _JOINED
     table: dict[str, list[tuple[str, re.Pattern, str, bool, int, str]]] = {}
     for shape in SHAPES:
         for prefix in shape.prefixes:
@@ -39,9 +39,12 @@ def build() -> None:
     for rules in table.values():
         rules.sort(key=lambda r: -len(r[1].src))
     _DISPATCH = table
+    prefixes = {prefix for rules in table.values() for prefix, *_ in rules}
+    _JOINED = re.compile(r"[-_.~+/](?=" + "|".join(sorted(map(re.escape, prefixes), key=len, reverse=True)) + ")")
 
 
 _DISPATCH: dict = {}
+_JOINED: re.Pattern  # a joiner ("-_.~+/") before a vendor shape's prefix
 
 # runs of token characters worth classifying (no '=' / ':' so that "key=value" splits)
 _CAND = lazy(r"[A-Za-z0-9_\-.~+/]{20,}")
@@ -150,7 +153,6 @@ def _private_keys(text: str, spans: _Spans) -> None:
 
 # ---- token candidates -----------------------------------------------------------------------
 def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
-    dispatch = _DISPATCH
     has_digit = _HAS_DIGIT.search
     if skip:
         it = _skipping(_CAND, text, skip)
@@ -164,35 +166,42 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
             s += 2  # "https://ghp_…@github.com": a token as the URL's user (not a host) starts after the slashes
             tok = tok[2:]
             url_user = text.startswith("@", e)
-        rules = dispatch.get(tok[:2])
-        if rules is not None:
-            hit = False
-            for prefix, rx, kind, check, plen, rule in rules:
-                if not text.startswith(prefix, s):
-                    continue  # (a plain comparison first: most rules of a bucket differ in the prefix)
-                vm = rx.match(text, s)
-                if vm is None:
-                    continue
-                ve = vm.end()
-                if check and (not _entropy_ok(text[s:ve], 20) or _is_compound_name(text[s + plen:ve])):
-                    continue  # (a short, common prefix: "sk-ecdsa-sha2-nistp256-cert-v01" is an SSH key type)
-                hit = True
-                if _placeholder_body(text[s + plen:ve]):
-                    break
-                # part of the same token: redact to its end
-                ce = e
-                while ce > ve and text[ce - 1] in ".-/~":
-                    ce -= 1
-                spans.add(s, max(ve, ce), kind, text, rule)
-                break
-            if hit:
-                continue
+        if _vendor(text, s, e, spans) or any(
+                _vendor(text, j.end(), e, spans) for j in _JOINED.finditer(text, s, e - 9)):
+            continue
         if has_digit(tok) is None:
             continue
         if url_user:
             _url_user(text, s, e, tok, spans)
             continue
         _shapes(text, low, s, e, tok, spans)
+
+
+def _vendor(text: str, s: int, e: int, spans: _Spans) -> bool:
+    """Does a vendor shape of the catalogue start at s, in the run of token characters ending at e?
+    Tried at the run's start and after each joiner inside it ("-_.~+/", `_JOINED`): a token glued to a word
+    ("deploy-AKIA…", a file named "backup-ghp_….md") is the same token, and a scan that only
+    looked at the start of the run let it through."""
+    rules = _DISPATCH.get(text[s:s + 2])
+    if rules is None:
+        return False
+    for prefix, rx, kind, check, plen, rule in rules:
+        if not text.startswith(prefix, s):
+            continue  # (a plain comparison first: most rules of a bucket differ in the prefix)
+        vm = rx.match(text, s)
+        if vm is None:
+            continue
+        ve = vm.end()
+        if check and (not _entropy_ok(text[s:ve], 20) or _is_compound_name(text[s + plen:ve])):
+            continue  # (a short, common prefix: "sk-ecdsa-sha2-nistp256-cert-v01" is an SSH key type)
+        if not _placeholder_body(text[s + plen:ve]):
+            # part of the same token: redact to its end
+            ce = e
+            while ce > ve and text[ce - 1] in ".-/~":
+                ce -= 1
+            spans.add(s, max(ve, ce), kind, text, rule)
+        return True
+    return False
 
 
 def _url_user(text: str, s: int, e: int, tok: str, spans: _Spans) -> None:
