@@ -229,6 +229,8 @@ SHAPES: tuple[Shape, ...] = (
             "export SOME_VAR='⟦sk_live_51{alnum:40}⟧'\nPORT=8080",
             "[10:02] Ola: ⟦rk_live_{alnum:40}⟧ (don't paste it in #general pls)",
             "export SOME_VAR='⟦rk_live_{alnum:40}⟧'\nPORT=8080",
+            "Billing runs on prod-⟦sk_live_{alnum:24}⟧ since March.",  # glued to a word before it
+            "the key file backup_⟦sk_live_{alnum:24}⟧ is gone",
         )),
     Shape("stripe-webhook-secret", "stripe_webhook_secret", ("whsec_",), r"[A-Za-z0-9+/=]{20,}",
         examples=(
@@ -776,6 +778,8 @@ LABEL_RULES: tuple[Rule, ...] = (
         'Password — ⟦Hytta2024⟧',
         'wifi passord – ⟦Tyttebaer17⟧',
         'the wifi password is ⟦Sommer2022!⟧',
+        'The database password is\n⟦Kq7{alnum:9}!⟧ since the move.',  # a hard-wrapped sentence
+        'Our wifi password is now\r\n⟦Tyttebaer17⟧ for guests',
         'New hire: temp password for Okta is ⟦Sommer2022!⟧ - change it on first login.',
         "I set the BIOS password to ⟦Sommer2022!⟧, don't forget it",
         'Passordet til wifi er ⟦Sommer2022!⟧',
@@ -1377,6 +1381,7 @@ STAYS: tuple[str, ...] = (
     'the fields are name, password, and url\n',
     'Password:\nRequired.\n',
     'Password:\nHytta2024 is the one we use\n',
+    'The admin password is\nreset on first login by Kari2024 herself\n',
     'Password:\n********\n',
     'password:\n  - item1\n',
     'secret:\n  name: x1y2z3\n',

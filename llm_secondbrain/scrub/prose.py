@@ -171,18 +171,32 @@ _QUOTED = 3  # a quoted word: a password only right after "is" / ":"
 _QUOTED_WORD = lazy(r"(['\"`])[^'\"`\s]+\1[.,;!)]*")
 
 
+def _line_end(low: str, pos: int, end: int) -> int:
+    for brk in ("\n", "\r"):
+        eol = low.find(brk, pos, end)
+        if eol >= 0:
+            end = eol
+    return end
+
+
 def _prose_after(text, low, pos, spans, words: dict) -> None:
+    """The password after a password word at pos, on its line; or at the start of the next line
+    when the sentence was wrapped between its connector and the value ("The database password
+    is\nS3cret!"): a hard-wrapped note or mail breaks a line anywhere, but a blank line ends the
+    sentence, and a title ("Password:") over a line of prose is left to the title rule."""
     end = min(len(low), pos + 90)
-    eol = low.find("\n", pos, end)
-    if eol >= 0:
-        end = eol
-    eol = low.find("\r", pos, end)
-    if eol >= 0:
-        end = eol
+    eol = _line_end(low, pos, end)
+    wrapped = eol
+    if eol < end:
+        nxt = eol + (2 if low.startswith("\r\n", eol) else 1)
+        if nxt < end and low[nxt] not in "\r\n":
+            wrapped = _line_end(low, nxt, end)
     after_connector = True  # right after the keyword counts as a connector
     after_copula = pos > 0 and low[pos - 1] in ":="
     count = 0
-    for wm in _WORD.finditer(text, pos, end):
+    for wm in _WORD.finditer(text, pos, wrapped):
+        if wm.start() > eol and not (after_connector and count):
+            return  # (on the next line only the value a sentence was wrapped before, after its "is")
         key = wm.span()
         judged = words.get(key)
         if judged is None:
