@@ -233,6 +233,28 @@ def test_a_private_key_block_of_any_length_is_redacted_whole(tmp_path, brain_pat
     assert not any(line in raw for line in lines[::50])
 
 
+def test_an_error_repeats_what_was_typed_scrubbed(tmp_path, brain_path, run):
+    secret = token()
+    (tmp_path / "n").mkdir()
+    (tmp_path / "n" / "a.md").write_text("The deploy pipeline rotates its credentials monthly.\n")
+    run("brain", "ingest", tmp_path / "n", "--no-embed")
+    typed = [("brain", "ingest", tmp_path / f"missing {secret}.md", "--no-embed"),
+             ("brain", "recall", "deploy", "--project", secret),
+             ("brain", "recall", "deploy", "--mode", secret),
+             ("brain", "recall", "deploy", "--kind", secret),
+             ("brain", "update", tmp_path / f"not a root {secret}"),
+             ("brain", "roots", "--remove", tmp_path / secret),
+             ("brain", "eval", tmp_path / f"{secret}.jsonl")]
+    for args in typed:
+        result = run(*args, ok=False)
+        assert result.exit_code != 0 and "Error" in result.output and "Traceback" not in result.output, args
+        assert not leaks(secret, result.output) and "[REDACTED:github_token]" in result.output, result.output
+    call = json.dumps({"tool_calls": [{"name": "brain_recall", "arguments": {"query": "deploy", "kind": secret}}]})
+    echoed = run("-m", "echo", "-T", "brain_recall", call).output  # echo repeats the call, then the result
+    answer = echoed[echoed.index('"tool_results"'):]
+    assert "could not search" in answer and not leaks(secret, answer)
+
+
 def test_a_query_leaves_scrubbed(tmp_path, run, ollama):
     secret = token()
     (tmp_path / "n").mkdir()

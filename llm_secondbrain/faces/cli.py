@@ -148,7 +148,9 @@ def _when_line(when) -> str:
     """--explain's account of the time phrase read from the query."""
     if when.fallback:
         return f"[time: {when.phrase!r} = {when.shown} (your time zone): nothing there matched, searched every date]"
-    return f"[time: {when.phrase!r} = {when.shown} (your time zone); searched for {when.rest!r}]"
+    from ..scrub import scrub
+
+    return f"[time: {when.phrase!r} = {when.shown} (your time zone); searched for {scrub(when.rest)!r}]"
 
 
 @brain.command(name="ingest")

@@ -49,8 +49,11 @@ def fragment(argument: str) -> llm.Fragment:
         raise ValueError("brain: needs a query, as in -f brain:'INV/2026/00037'")
     from ..scrub import scrub
 
-    result, settings = _search(query, RecallOptions(k=FRAGMENT_K, kind=",".join(kinds[""]) or None,
-                                                    exclude_kind=",".join(kinds["-"]) or None))
+    try:
+        result, settings = _search(query, RecallOptions(k=FRAGMENT_K, kind=",".join(kinds[""]) or None,
+                                                        exclude_kind=",".join(kinds["-"]) or None))
+    except ValueError as e:  # llm prints it: it may repeat what was typed ("no kind 'AKIA…'")
+        raise ValueError(scrub(str(e))) from None
     text = context_text(result, settings.fragment_chars)
     shown = scrub(query)  # the fragment goes to a model and into llm's log: no secret in it
     return llm.Fragment(f"Passages from my notes for: {shown}\n\n{text}", source=f"brain:{shown}")
@@ -62,7 +65,9 @@ def tool(query: str, k: int = 5, kind: str = "", exclude_kind: str = "") -> str:
         result, settings = _search(query, RecallOptions(k=max(1, min(int(k), TOOL_MAX_K)), kind=kind or None,
                                                         exclude_kind=exclude_kind or None))
     except ValueError as e:
-        return f"brain_recall could not search: {e}"
+        from ..scrub import scrub
+
+        return f"brain_recall could not search: {scrub(str(e))}"
     return context_text(result, settings.fragment_chars)
 
 

@@ -10,7 +10,9 @@ import click
 
 class BrainGroup(click.Group):
     """The group's one error boundary: expected failures are one line and exit 1, never a
-    traceback. ClickExceptions (usage errors, EmbedError) pass through as click shows them."""
+    traceback. ClickExceptions (usage errors, EmbedError) pass through as click shows them.
+    Every message leaves scrubbed: an error repeats what a person typed (a path, a project, an
+    option's value), and what they typed may hold a secret."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         _load_commands()
@@ -23,7 +25,8 @@ class BrainGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except click.ClickException:
+        except click.ClickException as e:
+            e.message = _scrubbed(e.message)
             raise
         except BrokenPipeError:
             _quiet_after_broken_pipe()
@@ -66,7 +69,13 @@ def _quiet_after_broken_pipe() -> None:
 
 
 def _fail(message: str) -> click.ClickException:
-    return click.ClickException(message.splitlines()[0] if message else "failed")
+    return click.ClickException(_scrubbed(message.splitlines()[0]) if message else "failed")
+
+
+def _scrubbed(message: str) -> str:
+    from ..scrub import scrub  # (only when a command fails: recall's start-up stays light)
+
+    return scrub(message)
 
 
 @click.group(name="brain", cls=BrainGroup)

@@ -136,7 +136,7 @@ class BrainServer:
         offered = {tool.name for tool in self.tools}
         if params.name not in offered:
             why = " (this server is read-only)" if params.name == REMEMBER.name else ""
-            raise MCPError(types.INVALID_PARAMS, f"unknown tool: {params.name}{why}")
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool: {scrub(params.name)}{why}")
         tool, run = self._by_name[params.name]
         arguments = params.arguments or {}
         query = arguments.get("query")
@@ -236,7 +236,7 @@ class BrainServer:
         if result.notes:
             text = "\n".join(f"({note})" for note in result.notes) + "\n\n" + text
         return _ok(text, {"query": scrub(query), "mode": result.mode, "notes": result.notes, "hits": hits,
-                          "when": {**result.when.as_dict(), "searched": scrub(result.when.rest)}
+                          "when": result.when.as_dict()
                           if result.when else None})
 
     def sources(self, project: str | None = None) -> Callable[[SecondBrain], types.CallToolResult]:
@@ -287,7 +287,8 @@ def _ok(text: str, structured: dict) -> types.CallToolResult:
 
 
 def _error(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+    """A tool error the client shows: scrubbed, since it may repeat an argument as given."""
+    return types.CallToolResult(content=[types.TextContent(text=scrub(message))], is_error=True)
 
 
 def make_server(tools: BrainServer) -> Server:

@@ -88,8 +88,11 @@ class When:
     fallback: bool = field(default=False, compare=False)  # nothing in the window matched: searched every date
 
     def as_dict(self) -> dict:
+        """For --json and MCP: what was searched is shown scrubbed, as the query itself is."""
+        from ..scrub import scrub
+
         return {"phrase": self.phrase, "since": self.since, "until": self.until, "window": self.shown,
-                "searched": self.rest, "fallback": self.fallback}
+                "searched": scrub(self.rest), "fallback": self.fallback}
 
 
 # -- periods: (start, end) as local datetimes, end exclusive ----------------------------------
