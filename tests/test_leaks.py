@@ -189,6 +189,18 @@ def test_a_token_glued_to_a_word_is_found_where_it_is_glued(tmp_path, brain_path
     assert "prod-[REDACTED:github_token]" in run("brain", "recall", "billing", "--mode", "lexical").output
 
 
+def test_a_file_named_label_equals_value_keeps_its_value_out(tmp_path, brain_path, run):
+    pw = password() + "!"
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / f"password={pw}.txt").write_text("The router's login, written down once.\n")
+    (folder / f"wifi password={pw}.md").write_text("")  # skipped as empty: its name is still shown
+    result = run("brain", "ingest", folder, "--no-embed")
+    output = result.output + shown(run, "router login")
+    assert_kept_out(brain_path, output, pw)
+    assert "password=[REDACTED:password].txt" in run("brain", "sources").output
+
+
 def test_what_would_be_stored_verbatim_is_refused_when_it_holds_a_secret(tmp_path, brain_path, run):
     secret = token()
     root = tmp_path / secret

@@ -112,7 +112,7 @@ class Gate:
         scrubber's own errors reach the caller, which decides what failing closed means there."""
         fields, places = _gather(items)
         steps = name.split("/")
-        clean, texts, counts = scrub_document([*steps, *fields], texts,
+        clean, texts, counts = scrub_document([*steps, *fields], texts, hints=_stems(steps),
                                               strip_emails=self.settings.strip_emails, allow=self.allow)
         shown = self._scrub("/".join(clean[:len(steps)]))
         return shown, texts, _scatter(items, places, clean[len(steps):]), counts
@@ -145,7 +145,10 @@ class Gate:
         query). A path is scrubbed step by step: the scrubber reads `/` as part of a token, so
         a key that is a folder's name would hide inside the path around it."""
         whole = self._scrub(name)  # a URL with a password in it is read whole
-        return "/".join(self._scrub(step) for step in whole.split("/"))
+        steps = whole.split("/")
+        clean, _, _ = scrub_document(steps, [], hints=_stems(steps), strip_emails=self.settings.strip_emails,
+                                     allow=self.allow)
+        return "/".join(clean)
 
     def _scrub(self, text: str) -> str:
         return scrub(text, strip_emails=self.settings.strip_emails, allow=self.allow)
@@ -157,6 +160,15 @@ class Gate:
         if shown != value:
             raise SourceError(f"{what} {shown} holds what looks like a secret: refusing to store it "
                               f"(rename it, or leave it out)")
+
+
+_EXTENSION = re.compile(r"(?<=[^./])\.[A-Za-z0-9]{1,8}$")
+
+
+def _stems(steps: list[str]) -> list[str]:
+    """The steps of a name that end in an extension, without it: "password=S3cret!.txt" reads
+    as a file name to the scrubber, and a file name is not a secret; its stem is read as text."""
+    return [step[:m.start()] for step in steps if (m := _EXTENSION.search(step))]
 
 
 Labels = list[tuple[str | None, dict | None]]

@@ -21,16 +21,17 @@ __all__ = ["explain", "load_allow_patterns", "rules_identity", "scrub", "scrub_d
 @functools.lru_cache(maxsize=1)
 def rules_identity() -> str:
     """What decides scrub's output, as one short string: a hash of every file of this package
-    (the rules and their catalogue, the filters, the engine) and of the Unicode database that
-    `str.lower()`, `\\w` and `isalnum()` read. A brain stores it with every file; any
-    difference means the file was scrubbed by other rules and is read again. Computed, never
-    typed: a hand-kept version number is forgotten exactly when it matters."""
+    (the rules and their catalogue, the filters, the engine), of the ingest gate and of the
+    Unicode database that `str.lower()`, `\\w` and `isalnum()` read. A brain stores it with
+    every file; any difference means the file was scrubbed by other rules and is read again.
+    Computed, never typed: a hand-kept version number is forgotten exactly when it matters."""
     digest = hashlib.sha256(f"unicode {unicodedata.unidata_version}\n".encode())
     root = os.path.dirname(os.path.abspath(__file__))
-    for folder, _, files in sorted(os.walk(root)):
-        for name in sorted(files):
-            if not name.endswith((".pyc", ".pyo")):
-                path = os.path.join(folder, name)
-                with open(path, "rb") as f:
-                    digest.update(os.path.relpath(path, root).encode() + b"\0" + f.read() + b"\0")
+    paths = [os.path.join(folder, name) for folder, _, files in sorted(os.walk(root))
+             for name in sorted(files) if not name.endswith((".pyc", ".pyo"))]
+    # ... and the gate, which decides what a document's scope holds (its name read step by step)
+    paths.append(os.path.join(os.path.dirname(root), "ingest", "gate.py"))
+    for path in paths:
+        with open(path, "rb") as f:
+            digest.update(os.path.relpath(path, root).encode() + b"\0" + f.read() + b"\0")
     return "rules-" + digest.hexdigest()[:16]

@@ -23,14 +23,17 @@ FIELD_GLUE = "\n\n"
 
 
 def scrub_document(fields: Sequence[str], sections: Sequence[str], *, strip_emails: bool = False,
-                   allow: Sequence[re.Pattern] | None = None) -> tuple[list[str], list[str], Counter]:
+                   allow: Sequence[re.Pattern] | None = None, hints: Sequence[str] = ()
+                   ) -> tuple[list[str], list[str], Counter]:
     """Scrub a document's `fields` (name, title, metadata values) and `sections` in one scope;
     returns them scrubbed, in the same order, and the kinds redacted (each secret counted once,
-    however many parts it touched)."""
+    however many parts it touched). `hints` join the scope last and are neither returned nor
+    counted: another reading of a field (a file name without its extension), so that a value
+    found there is redacted in the field as written."""
     pieces: list[str] = []
     bounds: list[tuple[int, int]] = []
     pos = 0
-    for i, part in enumerate([*fields, *sections]):
+    for i, part in enumerate([*fields, *sections, *hints]):
         if i:
             after_field = i <= len(fields)
             glue = FIELD_GLUE if after_field else ("" if pieces[-1].endswith("\n") else "\n")
@@ -42,11 +45,13 @@ def scrub_document(fields: Sequence[str], sections: Sequence[str], *, strip_emai
     text = "".join(pieces)
     counts: Counter = Counter()
     found = engine.spans(text, strip_emails=strip_emails, allow=allow, counts=counts)
-    for _, _, kind in found:
-        counts[kind] += 1
+    told = bounds[-len(hints) - 1][1] if hints else len(text)  # (the end of what is returned)
+    for s, _, kind in found:
+        if s < told:
+            counts[kind] += 1
     out: list[str] = []
     first = 0
-    for a, b in bounds:
+    for a, b in bounds[:len(bounds) - len(hints)]:
         while first < len(found) and found[first][1] <= a:
             first += 1
         cut = []
