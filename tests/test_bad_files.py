@@ -142,6 +142,22 @@ def test_a_zip_that_inflates_past_its_share_is_refused_before_the_library_sees_i
     assert report["skipped_by_reason"] == {"too large to read": 1}
 
 
+def test_text_holding_a_lone_surrogate_is_stored_with_a_replacement_and_stops_nothing(run, tmp_path, brain_path):
+    # JSON and YAML both spell a lone UTF-16 surrogate ("\ud800"), and UTF-8 cannot hold one: once,
+    # the batch holding such a note was refused and the ingest stopped there, every time.
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(40):
+        (docs / f"n{i:02}.md").write_text(f"Note {i} about the numbat.\n")
+    (docs / "lone.ipynb").write_text('{"cells": [{"cell_type": "markdown", "source": "a lone \\ud800 surrogate"}]}')
+    (docs / "odd-title.md").write_text('---\ntitle: "the \\udc00 title"\n---\nA note under an odd title.\n')
+    report = json.loads(run("brain", "ingest", "--no-embed", "--json", docs).stdout)
+    assert report["ingested"] == 42 and report["skipped"] == 0
+    assert "a lone \N{REPLACEMENT CHARACTER} surrogate" in run("brain", "recall", "surrogate", "--mode", "lexical").output
+    assert "odd-title.md" in run("brain", "recall", "odd title", "--mode", "lexical").output
+    assert "the \N{REPLACEMENT CHARACTER} title" in dump_brain(brain_path)
+
+
 # -- one line, whatever the user typed -------------------------------------------------------------
 
 

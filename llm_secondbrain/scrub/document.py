@@ -42,7 +42,7 @@ def scrub_document(fields: Sequence[str], sections: Sequence[str], *, strip_emai
         pieces.append(part)
         bounds.append((pos, pos + len(part)))
         pos += len(part)
-    text = "".join(pieces)
+    text = engine.storable("".join(pieces))
     counts: Counter = Counter()
     found = engine.spans(text, strip_emails=strip_emails, allow=allow, counts=counts)
     told = bounds[-len(hints) - 1][1] if hints else len(text)  # (the end of what is returned)

@@ -396,7 +396,19 @@ def spans(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] 
     return _release(text, _merge(items) if len(items) > 1 else items, allow, counts)
 
 
+_SURROGATE = lazy("[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """`text` with each lone UTF-16 surrogate replaced by U+FFFD, one character for one (so every
+    span found in it still fits). A notebook's "\\ud800" or a PDF's broken ToUnicode map yields
+    one, and UTF-8 cannot hold it: the brain would refuse the write of every file in its batch.
+    Scrubbing is the gate all stored and printed text passes, so it is made here."""
+    return text if text.isascii() or _SURROGATE.search(text) is None else _SURROGATE.sub("\ufffd", text)
+
+
 def _redact(text: str, strip_emails: bool, allow, counts) -> str:
+    text = storable(text)
     items = spans(text, strip_emails=strip_emails, allow=allow, counts=counts)
     return apply(text, items, counts) if items else text
 
