@@ -158,6 +158,29 @@ def test_text_holding_a_lone_surrogate_is_stored_with_a_replacement_and_stops_no
     assert "the \N{REPLACEMENT CHARACTER} title" in dump_brain(brain_path)
 
 
+def test_front_matter_is_bounded_and_a_typo_in_it_loses_nothing(run, tmp_path, brain_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    lines, previous = ['---', 'title: Laughing note', 'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]'], "a"
+    for name in "bcdef":  # aliases of aliases: 400 bytes that read as 8**6 strings
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 8) + "]")
+        previous = name
+    (docs / "laughs.md").write_text("\n".join(lines) + "\n---\n\nThe laughing kookaburra nests in gum trees.\n")
+    summary = " ".join(f"word{i}" for i in range(3000))
+    (docs / "long.md").write_text(f"---\ntitle: Long summary\ndate: 2024-03-01\nsummary: {summary}\n---\n\n"
+                                  + "\n\n".join(f"Paragraph {i} about the quokka's day." for i in range(60)) + "\n")
+    (docs / "typo.md").write_text("---\ntitle: A typo in the date\ncreated: 2024-02-30\n---\n\nThe chital is a deer.\n")
+    report = json.loads(run("brain", "ingest", "--no-embed", "--json", docs).stdout)
+    assert report["ingested"] == 3 and report["skipped"] == 0
+    for query, note in (("kookaburra", "laughs.md"), ("quokka", "long.md"), ("chital deer", "typo.md"),
+                        ("word2999", "long.md")):
+        assert note in run("brain", "recall", query, "--mode", "lexical").output, query
+    conn = sqlite3.connect(brain_path)
+    titles = {path.rsplit("/", 1)[-1]: title for path, title in conn.execute("SELECT path, title FROM chunks")}
+    assert titles == {"laughs.md": "Laughing note", "long.md": "Long summary", "typo.md": "A typo in the date"}
+    assert conn.execute("SELECT max(length(meta)) FROM chunks").fetchone()[0] <= 4096 + 64
+
+
 # -- one line, whatever the user typed -------------------------------------------------------------
 
 

@@ -201,25 +201,58 @@ class FrontMatter:
     end: int  # offset of the body in the text
 
 
+# Front matter is metadata, kept with every chunk of its note: past this many characters (read
+# as text, an alias counted each time it is used) its block stays in the note's text instead,
+# chunked and bounded like the rest (a YAML "billion laughs" of 400 bytes reads as gigabytes).
+FRONT_MATTER_CHARS = 4096
+
+
+class _TooLarge(Exception):
+    pass
+
+
 def front_matter(text: str) -> FrontMatter | None:
     """The note's front matter, or None when the text opens with none (or with a `---` rule
     that closes nothing). YAML that PyYAML cannot read (`title: Rust: lifetimes`, which people
-    write all the time) is read line by line as `key: value` and `- item`."""
+    write all the time) is read line by line as `key: value` and `- item`. Front matter past
+    FRONT_MATTER_CHARS keeps its title and date, and its block stays in the text; a block past
+    16 times that is not parsed at all."""
     match = _FRONT_MATTER.match(text)
     if not match:
         return None
-    fields = _yaml_mapping(match.group(1) or "")
+    block = match.group(1) or ""
+    fields = _yaml_mapping(block) if len(block) <= 16 * FRONT_MATTER_CHARS else None  # (no YAML parse of megabytes)
     if fields is None:
         return None
-    values = {str(k).strip(): _as_value(v) for k, v in fields.items() if str(k).strip()}
-    keys = {k.lower(): k for k in values}
-    flat = {k: v if isinstance(v, str) else ", ".join(v) for k, v in values.items()}
-    title = flat.get(keys.get("title", ""), "") or None
+    keys = {str(k).strip().lower(): k for k in fields if str(k).strip()}
+    try:
+        values = _values(fields, [FRONT_MATTER_CHARS])
+    except _TooLarge:
+        values = None  # the block stays in the text; its title and date are still read
+    title = _scalar(fields, keys.get("title")) or None
     ts = next((stamp for key in DATE_KEYS if key in keys
-               for stamp in [dates.normalise_stored(flat[keys[key]].replace(" ", "T", 1))] if stamp), None)
+               for stamp in [dates.normalise_stored(_scalar(fields, keys[key]).replace(" ", "T", 1))] if stamp),
+              None)
+    if values is None:
+        return FrontMatter(title, ts, {}, 0, 0)
     meta = {(f"front_matter_{k}" if k.lower() in _RESERVED else k): v
             for k, v in values.items() if k.lower() != "title" and v}
     return FrontMatter(title, ts, meta, text.count("\n", 0, match.end()), match.end())
+
+
+def _values(fields: dict, budget: list[int]) -> dict[str, str | list[str]]:
+    return {str(k).strip(): _as_value(v, budget) for k, v in fields.items() if str(k).strip()}
+
+
+def _scalar(fields: dict, key: object) -> str:
+    """One key's value as one line, or "" (absent, or past FRONT_MATTER_CHARS)."""
+    if key is None:
+        return ""
+    try:
+        value = _as_value(fields[key], [FRONT_MATTER_CHARS])
+    except _TooLarge:
+        return ""
+    return value if isinstance(value, str) else ", ".join(value)
 
 
 def _yaml_mapping(block: str) -> dict | None:
@@ -229,7 +262,7 @@ def _yaml_mapping(block: str) -> dict | None:
 
     try:
         loaded = yaml.safe_load(block) if block.strip() else {}
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError, OverflowError):  # (an impossible date: `created: 2024-02-30`)
         loaded = None
     if isinstance(loaded, dict):
         return loaded
@@ -259,26 +292,29 @@ def _unquote(value: str) -> str:
     return value[1:-1] if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"" else value
 
 
-def _as_value(value: object) -> str | list[str]:
+def _as_value(value: object, budget: list[int]) -> str | list[str]:
     """A front-matter value as text the scrub gate reads: a list as a list of strings (the
     gate reads each item under its key, as YAML writes it), anything else as `_as_text`."""
     if isinstance(value, (list, tuple, set)):
-        return [t for t in (_as_text(v) for v in value) if t]
-    return _as_text(value)
+        return [t for t in (_as_text(v, budget) for v in value) if t]
+    return _as_text(value, budget)
 
 
-def _as_text(value: object) -> str:
+def _as_text(value: object, budget: list[int]) -> str:
     """A front-matter value as one line of text: lists joined by commas, dates in ISO form,
-    nested mappings as `key: value` pairs."""
+    nested mappings as `key: value` pairs. Each piece is taken from `budget` (characters left,
+    in a list the recursion shares); _TooLarge when it runs out."""
     if value is None:
         return ""
     if isinstance(value, (list, tuple, set)):
-        return ", ".join(t for t in (_as_text(v) for v in value) if t)
+        return ", ".join(t for t in (_as_text(v, budget) for v in value) if t)
     if isinstance(value, dict):
-        return "; ".join(f"{k}: {_as_text(v)}" for k, v in value.items())
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return str(value).strip()
+        return "; ".join(f"{_as_text(k, budget)}: {_as_text(v, budget)}" for k, v in value.items())
+    text = value.isoformat() if hasattr(value, "isoformat") else str(value).strip()
+    budget[0] -= len(text) + 2
+    if budget[0] < 0:
+        raise _TooLarge
+    return text
 
 
 def read_text(raw: bytes, path: str) -> list[Section]:
