@@ -235,6 +235,14 @@ def test_html_visible_text_title_and_no_boilerplate(run, tmp_path, brain_path, m
     assert hits(run, "fjord", "--format", "html")
 
 
+def test_a_page_whose_meta_claims_utf16_is_read_as_browsers_read_it(run, tmp_path):
+    page = tmp_path / "kiosk.html"  # ASCII bytes: a <meta> that can be read says it is not UTF-16
+    page.write_bytes('<html><head><meta charset="utf-16"></head><body><p>The café kiosk opens at seven.</p>'
+                     '</body></html>'.encode())
+    ingest(run, page)
+    assert "The café kiosk opens at seven." in hits(run, "kiosk")[0]["text"]
+
+
 def test_html_over_the_size_limit_is_skipped_and_a_big_one_within_it_is_bounded(run, tmp_path, brain_path):
     paragraph = "<div class='row'><p>Row {i} of the shipping ledger lists crate {i} for Bergen.</p></div>\n"
     big = tmp_path / "big" / "ledger.html"

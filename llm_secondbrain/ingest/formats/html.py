@@ -52,8 +52,8 @@ def read(raw: bytes, path: str, limits: Limits = Limits()) -> list[Section]:
 
 
 def decode_markup(raw: bytes) -> str:
-    """Markup bytes as text: a BOM, else the page's <meta charset>, else UTF-8, else
-    Windows-1252 (what browsers assume for unlabelled legacy pages)."""
+    """Markup bytes as text: a BOM, else the page's <meta charset> (UTF-8 for one claiming
+    UTF-16), else UTF-8, else Windows-1252 (what browsers assume for unlabelled legacy pages)."""
     if raw.startswith(codecs.BOM_UTF8):
         return raw[3:].decode("utf-8", "replace")
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -61,7 +61,10 @@ def decode_markup(raw: bytes) -> str:
     declared = _CHARSET.search(raw[:4096])
     if declared:
         try:
-            return raw.decode(declared.group(1).decode("ascii"), "replace")
+            codec = codecs.lookup(declared.group(1).decode("ascii")).name
+            # a <meta> read as ASCII says the page is not UTF-16 or UTF-32, whatever it claims
+            # (browsers then read UTF-8, as the HTML standard says)
+            return raw.decode("utf-8" if codec.startswith(("utf-16", "utf-32")) else codec, "replace")
         except (LookupError, UnicodeError, ValueError):  # unknown, or a codec that always fails
             pass
     try:
