@@ -417,10 +417,18 @@ def _m13_opening_passages(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS chunks_opening ON chunks(path, ref, line_start, id)")
 
 
+def _m14_remembered_redactions(db: sqlite_utils.Database) -> None:
+    """`files.redacted`: keyed digests of the values a file's versions had redacted, with their
+    kinds (scrub.Remembered), so a value whose label is edited out of a note stays redacted."""
+    if "redacted" not in db["files"].columns_dict:
+        db["files"].add_column("redacted", str)
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
               _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts,
               _m7_roots, _m8_keyed_names, _m9_vector_sign_bits, _m10_superseded_facts,
-              _m11_front_matter_read_again, _m12_cjk_characters, _m13_opening_passages]
+              _m11_front_matter_read_again, _m12_cjk_characters, _m13_opening_passages,
+              _m14_remembered_redactions]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -910,9 +918,17 @@ class Brain:
         brain stores names only as the scrubber left them, so a secret in a file's name never
         reaches the file; the key still finds the file again, and the salt makes it useless for
         testing guesses against a copied brain."""
+        return self._keyed(identity.encode("utf-8", "surrogatepass"))
+
+    def value_digest(self, value: str) -> str:
+        """A redacted value as the brain may remember it (scrub.Remembered): a keyed hash, as
+        `name_key`, in a domain of its own."""
+        return self._keyed(b"value\0" + value.encode("utf-8", "surrogatepass"))
+
+    def _keyed(self, data: bytes) -> str:
         if self._salt is None:
             self._salt = bytes.fromhex(self.get_meta(SALT_KEY) or _new_salt(self))
-        return hmac.new(self._salt, identity.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:32]
+        return hmac.new(self._salt, data, hashlib.sha256).hexdigest()[:32]
 
     # -- files ledger --------------------------------------------------------------------------
 

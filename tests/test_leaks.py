@@ -109,6 +109,20 @@ def test_a_password_from_one_turn_is_redacted_in_the_next(tmp_path, brain_path, 
     assert_kept_out(brain_path, shown(run, "log in laptop"), pw)
 
 
+def test_a_value_redacted_once_stays_redacted_when_its_label_is_edited_out(tmp_path, brain_path, run):
+    pw, other = password(), password()
+    note = tmp_path / "router.md"
+    note.write_text(f"Router setup\n\nrouter admin password: {pw}\n\nWhen it resets, log in with {pw} again.\n")
+    run("brain", "ingest", note, "--no-embed")
+    note.write_text(f"Router setup\n\nWhen it resets, log in with {pw} again.\n")  # the label line deleted
+    run("brain", "ingest", note, "--no-embed")
+    note.write_text(f"Router setup\n\nWhen it resets, log in with ({pw}), then {other}.\n")
+    run("brain", "ingest", note, "--no-embed")
+    output = shown(run, "router resets")
+    assert_kept_out(brain_path, output, pw)
+    assert f"then {other}" in output  # a word the note never labelled is not a secret
+
+
 def test_a_label_at_the_foot_of_a_page_finds_its_value_at_the_top_of_the_next(tmp_path, brain_path, run):
     pw = password()
     (tmp_path / "d").mkdir()

@@ -25,6 +25,7 @@ from ..store import Batch, Brain, BrainError
 from ..wording import plural
 from . import roots as roots_mod
 from . import sources
+from ..scrub import Remembered
 from .gate import Gate, allow_patterns
 from .readers import CUT
 from .worker import ReadCost, ReadWorker
@@ -349,6 +350,22 @@ class _Swallow(logging.Handler):
         pass
 
 
+REMEMBER_AT_MOST = 2000  # values remembered per document: this version's first, then the newest before
+
+
+def _remembered(record: dict | None) -> dict[str, str]:
+    """What the stored versions of a document redacted (digest -> kind), from its ledger row."""
+    stored = record.get("redacted") if record else None
+    return json.loads(stored) if stored else {}
+
+
+def _to_remember(remembered: Remembered) -> str | None:
+    """The ledger's `redacted` for the version being stored: every value it redacts, and the
+    ones before it (a value edited out may come back in the next version, without its label)."""
+    both = {**remembered.found, **remembered.kinds}  # (this version's first: a dict keeps first places)
+    return json.dumps(dict(list(both.items())[:REMEMBER_AT_MOST])) if both else None
+
+
 def _read(doc: sources.Document):
     """A document's sections and raw bytes, with the log lines of the libraries that read it
     kept from stderr and from the host's logs: for the length of the read only, each library's
@@ -418,8 +435,9 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
         report.skipped["empty"] += 1
         return
     # (a file that was emptied is staged all the same, so it loses its old chunks)
+    remembered = Remembered(brain.value_digest, _remembered(record))
     try:
-        admitted = gate.document(doc.path, sections)
+        admitted = gate.document(doc.path, sections, remembered)
     except sources.Skip as skip:
         report.skip(shown or gate.shown(doc.path), skip.reason)
         return
@@ -428,7 +446,7 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
         brain.stage, path=admitted.name, key=key, chunks=admitted.rows, project=project, source=doc.source,
         ts=doc.ts, replace=doc.replace, title=admitted.title, rules=gate.rules,
         ledger={"size": doc.size, "mtime_ns": doc.mtime_ns, "content_sha": content_sha,
-                "format": doc.format},
+                "format": doc.format, "redacted": _to_remember(remembered)},
     )
 
     def done(result) -> None:  # what this file adds to the report, once it is in the brain

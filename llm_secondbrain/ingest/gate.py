@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..config import Settings
-from ..scrub import load_allow_patterns, rules_identity, scrub, scrub_document
+from ..scrub import Remembered, load_allow_patterns, rules_identity, scrub, scrub_document
 from ..segment import segment
 from ..store import ChunkRow
 from .readers import Section
@@ -70,13 +70,14 @@ class Gate:
 
     # -- documents -----------------------------------------------------------------------------
 
-    def document(self, name: str, sections: list[Section]) -> Admitted:
+    def document(self, name: str, sections: list[Section], remembered: Remembered | None = None) -> Admitted:
         """Scrub everything `sections` bring and the document's `name` (step by step, see
         `shown`) in one scope, then cut each section into chunks (a chunk never straddles two
-        sections). Raises Skip when the scrubber fails: the document is then not stored."""
+        sections). `remembered`: what the document's stored versions redacted (see
+        scrub.Remembered). Raises Skip when the scrubber fails: the document is then not stored."""
         try:
             shown, texts, labels, counts = self._scope(name, [(s.title, s.meta) for s in sections],
-                                                       [s.text for s in sections])
+                                                       [s.text for s in sections], remembered)
         except Exception:  # noqa: BLE001 - a rule that breaks must not let the document in
             raise Skip("could not be scrubbed") from None
         rows: list[ChunkRow] = []
@@ -106,13 +107,14 @@ class Gate:
                for (cid, _, _, _), text, (title, meta) in zip(chunks, texts, labels)]
         return shown, out, counts
 
-    def _scope(self, name: str, items: "Labels", texts: list[str]) -> tuple[str, list[str], "Labels", Counter]:
+    def _scope(self, name: str, items: "Labels", texts: list[str], remembered: Remembered | None = None
+               ) -> tuple[str, list[str], "Labels", Counter]:
         """One document's name (each step of it), titles and metadata values and texts scrubbed in
         one scope: (the name to show, the texts, the labels put back, what was redacted). The
         scrubber's own errors reach the caller, which decides what failing closed means there."""
         fields, places = _gather(items)
         steps = name.split("/")
-        clean, texts, counts = scrub_document([*steps, *fields], texts, hints=_stems(steps),
+        clean, texts, counts = scrub_document([*steps, *fields], texts, hints=_stems(steps), remembered=remembered,
                                               strip_emails=self.settings.strip_emails, allow=self.allow)
         shown = self._scrub("/".join(clean[:len(steps)]))
         return shown, texts, _scatter(items, places, clean[len(steps):]), counts

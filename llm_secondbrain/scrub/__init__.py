@@ -12,10 +12,11 @@ import hashlib
 import os
 import unicodedata
 
-from .document import scrub_document
+from .document import Remembered, scrub_document
 from .engine import explain, load_allow_patterns, scrub, scrub_report
 
-__all__ = ["explain", "load_allow_patterns", "rules_identity", "scrub", "scrub_document", "scrub_report"]
+__all__ = ["Remembered", "explain", "load_allow_patterns", "rules_identity", "scrub", "scrub_document",
+           "scrub_report"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -15,21 +15,77 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from . import engine
 
 FIELD_GLUE = "\n\n"
 
 
+@dataclass
+class Remembered:
+    """What a document's earlier versions had redacted, as keyed digests (`digest`, the brain's
+    salt: a copied brain cannot be tested against guesses), and what this version redacts. A
+    value found by its label once ("router password: …") and repeated bare in the note is
+    redacted everywhere in that version; when the label is edited out, the bare repeat is
+    still the same secret, and only the document's past knows it."""
+
+    digest: Callable[[str], str]
+    kinds: dict[str, str]  # digest -> kind, from the versions stored before
+    found: dict[str, str] = field(default_factory=dict)  # digest -> kind, this version's
+
+
+# a word as it may stand around a value: opening and closing punctuation, a label glued by = or :
+_WORD = re.compile(r"\S{6,}")
+_LEAD = "([{<\"'`*"
+_TRAIL = ")]}>\"'`*.,;:!?"
+_KEEP = range(6, 257)  # the lengths of value remembered (a word is at least six characters)
+
+
+def _candidates(word: str) -> list[tuple[int, int]]:
+    """(start, end) of the readings of `word` that could be a remembered value: as it stands,
+    without up to three opening and four closing marks, and after its last = or :."""
+    out = []
+    lead = next((i for i, c in enumerate(word[:3]) if c not in _LEAD), min(3, len(word)))
+    for a in range(lead + 1):
+        for b in range(len(word), max(a, len(word) - 4) - 1, -1):
+            if b - a in _KEEP:
+                out.append((a, b))
+            if b <= a or word[b - 1] not in _TRAIL:
+                break
+    sign = max(word.rfind("="), word.rfind(":"))
+    if sign >= 0 and len(word) - sign - 1 in _KEEP:
+        out.append((sign + 1, len(word)))
+    return out
+
+
+def _recalled(text: str, found: list[tuple[int, int, str]], memory: Remembered) -> list[tuple[int, int, str]]:
+    """Spans of `text`, outside those `found`, holding a value the document's past redacted."""
+    taken = [(s, e) for s, e, _ in found]
+    out = []
+    for m in _WORD.finditer(text):
+        ws, we = m.span()
+        if any(s < we and ws < e for s, e in taken):
+            continue
+        word = m.group()
+        for a, b in _candidates(word):
+            kind = memory.kinds.get(memory.digest(word[a:b]))
+            if kind is not None:
+                out.append((ws + a, ws + b, kind))
+                break
+    return out
+
+
 def scrub_document(fields: Sequence[str], sections: Sequence[str], *, strip_emails: bool = False,
-                   allow: Sequence[re.Pattern] | None = None, hints: Sequence[str] = ()
-                   ) -> tuple[list[str], list[str], Counter]:
+                   allow: Sequence[re.Pattern] | None = None, hints: Sequence[str] = (),
+                   remembered: Remembered | None = None) -> tuple[list[str], list[str], Counter]:
     """Scrub a document's `fields` (name, title, metadata values) and `sections` in one scope;
     returns them scrubbed, in the same order, and the kinds redacted (each secret counted once,
     however many parts it touched). `hints` join the scope last and are neither returned nor
     counted: another reading of a field (a file name without its extension), so that a value
-    found there is redacted in the field as written."""
+    found there is redacted in the field as written. With `remembered`, a value the document's
+    earlier versions redacted is redacted here too, and what this version redacts is noted."""
     pieces: list[str] = []
     bounds: list[tuple[int, int]] = []
     pos = 0
@@ -45,6 +101,12 @@ def scrub_document(fields: Sequence[str], sections: Sequence[str], *, strip_emai
     text = engine.storable("".join(pieces))
     counts: Counter = Counter()
     found = engine.spans(text, strip_emails=strip_emails, allow=allow, counts=counts)
+    if remembered is not None:
+        if remembered.kinds:
+            found = sorted(found + _recalled(text, found, remembered))
+        for s, e, kind in found:
+            if e - s in _KEEP and not any(c.isspace() for c in text[s:e]):
+                remembered.found[remembered.digest(text[s:e])] = kind
     told = bounds[-len(hints) - 1][1] if hints else len(text)  # (the end of what is returned)
     for s, _, kind in found:
         if s < told:
