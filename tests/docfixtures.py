@@ -132,14 +132,13 @@ def message(subject: str, sender: str, when, body: str, *, html: str | None = No
 
 
 def mbox_bytes(messages: list, *, broken_at: int | None = None) -> bytes:
-    """An mbox of `messages`; `broken_at` inserts, before that index, a message whose body
-    declares a charset no codec knows (it cannot be decoded)."""
+    """An mbox of `messages`; `broken_at` inserts, before that index, a message that lost its
+    headers (what is left of it is text with no From, Subject, Message-ID or Date)."""
     parts = []
     for i, msg in enumerate(messages):
         if broken_at == i:
             parts.append(b"From broken@example.org Mon Jan  1 00:00:00 2024\n"
-                         b"From: broken@example.org\nSubject: broken\nMessage-ID: <broken@x>\n"
-                         b"Content-Type: text/plain; charset=x-no-such-charset\n\nunreadable\n\n")
+                         b"the rest of this message was lost when the disk filled up\n\n")
         raw = msg.as_bytes().replace(b"\r\n", b"\n")
         raw = b"\n".join(b">" + line if line.startswith(b"From ") else line for line in raw.split(b"\n"))
         parts.append(b"From sender@example.org Mon Jan  1 00:00:00 2024\n" + raw.rstrip(b"\n") + b"\n\n")

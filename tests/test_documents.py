@@ -360,6 +360,35 @@ def test_html_only_mail_is_read_as_text(run, tmp_path):
     assert "The autumn regatta is on 12 October." in top["text"] and "track()" not in top["text"]
 
 
+def _raw_mail(subject: str, body: bytes, *, charset: str = "utf-8", date: str = "Fri, 03 May 2024 09:30:00 +0200",
+              extra: bytes = b"") -> bytes:
+    return (f"From: Ann Berg <ann@example.org>\nSubject: {subject}\nDate: {date}\n"
+            f"Content-Type: text/plain; charset={charset}\n").encode() + extra + b"\n" + body
+
+
+def test_mail_in_a_charset_no_codec_knows_is_read(run, tmp_path):
+    """`charset=unknown-8bit` (RFC 1428) or a name no codec has: the body is read as UTF-8
+    when it is UTF-8, else as Windows-1252, and the message is stored, in an .eml and in a
+    mailbox alike."""
+    mail = tmp_path / "mail"
+    mail.mkdir()
+    (mail / "kafe.eml").write_bytes(_raw_mail(
+        "Lunch", "We meet at the kafé by the pier at noon.\n".encode("cp1252"), charset="unknown-8bit"))
+    (mail / "kiosk.eml").write_bytes(_raw_mail(
+        "Smørbrød", "The harbour kiosk sells smørbrød until four.\n".encode(), charset="x-no-such-charset"))
+    (mail / "inbox.mbox").write_bytes(
+        b"From ann@example.org Mon Jan  1 00:00:00 2024\n" + _raw_mail("Boat", b"The dinghy is moored at the slipway.\n")
+        + b"\nFrom ann@example.org Mon Jan  1 00:00:00 2024\n"
+        + _raw_mail("Oars", "The oars hang in the shed beside the café sign.\n".encode("latin-1"),
+                    charset="unknown-8bit"))
+    result = ingest(run, mail)
+    assert "3 ingested" in result.stdout and "skipped" not in result.stderr and "broken" not in result.stdout
+    assert "We meet at the kafé by the pier at noon." in hits(run, "kafé pier")[0]["text"]
+    assert "The harbour kiosk sells smørbrød until four." in hits(run, "harbour kiosk")[0]["text"]
+    texts = "\n".join(h["text"] for h in hits(run, "dinghy oars café"))
+    assert "dinghy is moored" in texts and "beside the café sign" in texts
+
+
 # -- notebooks ---------------------------------------------------------------------------------
 
 

@@ -9,8 +9,9 @@ Only the standard library is used (`email` with the modern policy decodes RFC 20
 
 The email package parses nested multiparts recursively, and more slowly the deeper they go (a
 message nested 5,000 deep ran out of stack after 2 s): a message whose parts nest deeper than
-MAX_DEPTH is not parsed at all. Whatever else the package raises on a damaged message makes it
-a broken one. A mailbox stops being read at a message once the text limit is reached.
+MAX_DEPTH is not parsed at all. A body in a charset no codec knows is read anyway (see
+`_undeclared`). Whatever else the package raises on a damaged message makes it a broken one. A
+mailbox stops being read at a message once the text limit is reached.
 """
 from __future__ import annotations
 
@@ -147,12 +148,26 @@ def _body(message) -> str:
     part = message.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
-    content = part.get_content()
+    try:
+        content = part.get_content()
+    except (LookupError, UnicodeError):  # a charset no codec knows, or one (idna) that cannot replace
+        content = _undeclared(part.get_payload(decode=True) or b"")
     if isinstance(content, bytes):
         return ""
     if part.get_content_subtype() == "html":
         content = visible_text(content)[1]
     return _without_quotes(content.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def _undeclared(payload: bytes) -> str:
+    """A body whose charset no codec knows: `unknown-8bit` (RFC 1428, 8-bit text whose sender
+    did not know its charset), a misspelt or made-up name. UTF-8 when the bytes are UTF-8, as
+    most mail now is; else Windows-1252, which browsers read for a Latin-1 label and which
+    keeps 'café' a findable word (UTF-8 with replacement would store 'caf' and a U+FFFD)."""
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return payload.decode("cp1252", "replace")
 
 
 def _without_quotes(text: str) -> str:
