@@ -389,6 +389,35 @@ def test_mail_in_a_charset_no_codec_knows_is_read(run, tmp_path):
     assert "dinghy is moored" in texts and "beside the café sign" in texts
 
 
+def test_a_header_that_cannot_be_read_costs_its_field_not_the_message(run, tmp_path, brain_path):
+    """A Date past year 9999 in UTC, a Date whose year overflows, a From or Message-ID the
+    header parser raises on, an attachment name in a codec that cannot decode it: each
+    message is stored, undated when its Date names no instant, a header kept as written."""
+    mail = tmp_path / "mail"
+    mail.mkdir()
+    (mail / "future.eml").write_bytes(_raw_mail("Impala", b"The impala herd crossed the river.\n",
+                                                date="Fri, 31 Dec 9999 23:59:59 -1200"))
+    (mail / "huge.eml").write_bytes(_raw_mail("Kudu", b"A kudu bull drank at the waterhole.\n",
+                                              date="1 Jan 99999999999999999999 00:00:00 +0000"))
+    (mail / "sender.eml").write_bytes(
+        b"From: <\nSubject: Eland\nMessage-ID: <eland@\n\nThe eland calved in the north paddock.\n")
+    (mail / "attached.eml").write_bytes(
+        b"From: ann@example.org\nSubject: Gnu\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=XX\n\n"
+        b"--XX\nContent-Type: text/plain\n\nThe gnu census is attached.\n--XX\n"
+        b"Content-Type: application/octet-stream\nContent-Disposition: attachment; filename*=undefined''census\n\n"
+        b"QUJD\n--XX\nContent-Type: application/pdf\nContent-Disposition: attachment; filename=map.pdf\n\nQUJD\n--XX--\n")
+    result = ingest(run, mail)
+    assert "4 ingested" in result.stdout and "skipped" not in result.stderr
+    for query in ("impala herd", "kudu waterhole"):
+        found = hits(run, query)[0]
+        assert "Date:" not in found["text"] and not found["ts"].startswith("9999")
+    eland = hits(run, "eland calved")[0]
+    assert eland["meta"]["from"] == "<" and eland["citation"] == f"{mail / 'sender.eml'}#eland@"
+    assert "Attachments: map.pdf" in hits(run, "gnu census")[0]["text"]
+    # the undated messages are not found as if sent in 9999
+    assert not hits(run, "impala kudu", "--since", "2100-01-01")
+
+
 # -- notebooks ---------------------------------------------------------------------------------
 
 

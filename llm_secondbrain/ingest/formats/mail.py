@@ -9,9 +9,12 @@ Only the standard library is used (`email` with the modern policy decodes RFC 20
 
 The email package parses nested multiparts recursively, and more slowly the deeper they go (a
 message nested 5,000 deep ran out of stack after 2 s): a message whose parts nest deeper than
-MAX_DEPTH is not parsed at all. A body in a charset no codec knows is read anyway (see
-`_undeclared`). Whatever else the package raises on a damaged message makes it a broken one. A
-mailbox stops being read at a message once the text limit is reached.
+MAX_DEPTH is not parsed at all. A damaged field costs that field, not the message: a header the
+package's parser raises on is kept as written, a Date it cannot place in time leaves the message
+undated, an attachment name it cannot decode is left out of the list, and a body in a charset
+no codec knows is read anyway (see `_undeclared`). Whatever else the package raises on a
+damaged message makes it a broken one. A mailbox stops being read at a message once the text
+limit is reached.
 """
 from __future__ import annotations
 
@@ -114,16 +117,13 @@ def _message_section(raw: bytes, number: int) -> Section | None:
     """One message as a section, or None when it has no header a message has."""
     message = email.message_from_bytes(raw, policy=email.policy.default)
     # Each fetch of a header parses it again (the modern policy's header objects): once each.
-    subject, sender, message_id, date = (message.get(h) for h in ("Subject", "From", "Message-ID", "Date"))
+    subject, sender, message_id, date = (_header(message, h) for h in ("Subject", "From", "Message-ID", "Date"))
     if not any((subject, sender, message_id, date)):
         return None
-    subject = " ".join(str(subject or "").split())
-    sender = " ".join(str(sender or "").split())
-    message_id = str(message_id or "").strip().strip("<>") or f"message-{number}"
+    message_id = message_id.strip("<>") or f"message-{number}"
     sent = _date(date)
     body = _body(message)
-    attachments = ([part.get_filename() for part in message.walk() if part.get_filename()]
-                   if message.is_multipart() else [])
+    attachments = [name for name in map(_filename, message.walk()) if name] if message.is_multipart() else []
     head = [f"Subject: {subject}" if subject else "", f"From: {sender}" if sender else "",
             f"Date: {sent}" if sent else "",
             f"Attachments: {', '.join(attachments)}" if attachments else ""]
@@ -132,16 +132,44 @@ def _message_section(raw: bytes, number: int) -> Section | None:
     return Section(text, meta=meta, ts=sent, title=subject or None)
 
 
-def _date(value) -> str | None:
+def _header(message, name: str) -> str:
+    """A header as one line of text. The package's header parser raises on some damaged values
+    (`From: <`, `Message-ID: <a@`, a Date whose year overflows a C long): such a header is kept
+    as written, so it costs its decoding, not the message."""
+    try:
+        value = str(message.get(name) or "")
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - IndexError, AttributeError, OverflowError, ... from the parser
+        value = next((raw for key, raw in message.raw_items() if key.lower() == name.lower()), "")
+        # the bytes parser keeps non-ASCII bytes as surrogates: read them back as UTF-8
+        value = value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return " ".join(value.split())
+
+
+def _date(value: str) -> str | None:
+    """The Date in UTC, or None (the message is kept undated) when it names no instant a
+    datetime holds: `31 Dec 9999 -1200` is past year 9999 in UTC. Clamping it would invent a
+    send time the sender never wrote, and one that every `--since` lets through."""
     if not value:
         return None
     try:
-        sent = parsedate_to_datetime(str(value))
-    except (TypeError, ValueError, IndexError):
+        sent = parsedate_to_datetime(value)
+        if sent.tzinfo is None:
+            sent = sent.replace(tzinfo=timezone.utc)
+        return sent.astimezone(timezone.utc).isoformat(timespec="seconds")
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    if sent.tzinfo is None:
-        sent = sent.replace(tzinfo=timezone.utc)
-    return sent.astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+def _filename(part) -> str | None:
+    """An attachment's name, or None when it cannot be decoded (an RFC 2231 name in a codec
+    that only decodes strictly, such as idna, makes the package raise): one name lost, not
+    the message."""
+    try:
+        return part.get_filename()
+    except (LookupError, UnicodeError):
+        return None
 
 
 def _body(message) -> str:
