@@ -321,6 +321,42 @@ def test_bad_input_is_one_line(run, tmp_path):
     assert broken.exit_code == 1 and "cannot read llm logs" in broken.output.splitlines()[-1]
 
 
+def test_text_that_is_not_utf8_is_read_with_replacement_and_the_ingest_goes_on(run, logs, tmp_path):
+    """SQLite keeps whatever bytes it is given as TEXT: a prompt holding a stray byte (in
+    today's `turn_search` or an old `responses` row) is stored with its readable part, the
+    conversations after it are ingested, and nothing blames the brain or quotes the text."""
+    run("-m", "echo", "The boathouse key hangs behind the blue door")
+    run("-m", "echo", "The ferry to Bergen leaves at 07:15 from quay three")
+    run("-m", "echo", "The lighthouse lamp is lit at dusk")
+    first = turns_of(logs)[0]  # conversations are read in id order: this one comes first
+    conn = sqlite3.connect(logs)
+    conn.execute("UPDATE turn_search SET prompt = CAST(? AS TEXT) WHERE turn_id = ?",
+                 (b"The boathouse key hangs behind the \xffblue door", first["id"]))
+    conn.commit()
+    conn.close()
+
+    result = run("brain", "ingest", "--llm-logs", "--no-embed")
+    assert "3 ingested" in result.output and "error" not in result.output.lower()
+    assert recall(run, "ferry Bergen quay") and recall(run, "lighthouse lamp dusk")
+    hit = recall(run, "boathouse key blue door", "--role", "user")[0]
+    assert hit["citation"] == f"llm:conversation/{first['thread_id']}"
+    assert hit["text"] == "The boathouse key hangs behind the \ufffdblue door"
+
+    old = legacy_log(tmp_path / "old-logs.db")
+    legacy_turn(old, "01jn0000000000000000000001", "01jn00000000000000000000c1",
+                "Old llm: the boiler service is booked for March", "2025-03-01T09:00:00")
+    legacy_turn(old, "01jn0000000000000000000002", "01jn00000000000000000000c2",
+                "Old llm: the chimney sweep comes in April", "2025-03-02T09:00:00")
+    old.execute("UPDATE responses SET prompt = CAST(X'4f6c64206c6c6d3a20626f696c6572ff' AS TEXT) "
+                "WHERE id = '01jn0000000000000000000001'")
+    old.conn.commit()
+    old.close()
+    result = run("brain", "ingest", "--llm-logs", "--logs-db", tmp_path / "old-logs.db", "--no-embed")
+    assert "2 ingested" in result.output
+    assert recall(run, "chimney sweep April")
+    assert recall(run, "old llm boiler", "--role", "user")[0]["text"] == "Old llm: boiler\ufffd"
+
+
 def test_llm_keeps_working_while_an_ingest_reads_its_log(tmp_path, logs, run):
     """`llm -m echo` prompts in another process while ingests read the same log: both succeed,
     the log is only read (same bytes, no side files), and every prompt ends up in the brain.

@@ -30,6 +30,7 @@ import os
 import sqlite3
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import quote
@@ -91,11 +92,14 @@ def check_since(since: str | None) -> str | None:
 
 def open_log(path: str | os.PathLike) -> sqlite3.Connection:
     """logs.db, read-only, through the stdlib sqlite3: autocommit, so each statement is its
-    own short read transaction."""
+    own short read transaction. Text is decoded with replacement: SQLite stores whatever bytes
+    it is given as TEXT, and one stray byte in a prompt (a hand edit, a damaged file) would
+    otherwise fail the whole read, and with it every conversation after."""
     if not os.path.isfile(path):
         raise SourceError(f"no llm logs at {path} (llm logs path says where llm writes them)")
     conn = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True, timeout=READ_TIMEOUT_S,
                            isolation_level=None, check_same_thread=False)
+    conn.text_factory = partial(str, encoding="utf-8", errors="replace")
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as e:
