@@ -209,6 +209,25 @@ def test_a_logs_db_holding_blobs_and_numbers_is_read(run, tmp_path):
     assert "boathouse" in json.loads(hits.splitlines()[0])["text"]
 
 
+def test_a_damaged_logs_db_is_named_as_llms_not_the_brains(run, tmp_path, brain_path):
+    (tmp_path / "n.md").write_text("The boathouse key hangs by the door.\n")
+    run("brain", "ingest", tmp_path / "n.md", "--no-embed")
+    logs = tmp_path / "logs.db"
+    log_with_llm(logs, "Where is the spare key for the boathouse?")
+    conn = sqlite3.connect(logs)
+    pages = [root for name, root in conn.execute("SELECT name, rootpage FROM sqlite_master") if name in ("turns", "turn_search")]
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    raw = bytearray(logs.read_bytes())
+    for root in pages:  # the tables' root pages overwritten: SQLite calls the file malformed
+        raw[(root - 1) * size:root * size] = b"\x0d" + b"\xff" * (size - 1)
+    logs.write_bytes(bytes(raw))
+    result = run("brain", "ingest", "--llm-logs", "--logs-db", logs, "--no-embed", ok=False)
+    assert result.exit_code == 1 and result.output.startswith("Error: cannot read llm's logs:")
+    assert "brain database" not in result.output and len(result.output.splitlines()) == 1
+    assert "n.md" in run("brain", "recall", "boathouse key", "--mode", "lexical").output
+
+
 def test_db_through_a_symlink_to_a_file_not_there_yet_creates_it(run, tmp_path):
     link = tmp_path / "brain.db"
     target = tmp_path / "elsewhere" / "real.db"

@@ -118,8 +118,13 @@ class LogReader:
         self.old = "responses" in self.tables
 
     def _all(self, sql: str, params: tuple = ()) -> list[tuple]:
-        """One statement fetched whole, so its read lock is gone before this returns."""
-        return self.conn.execute(sql, params).fetchall()
+        """One statement fetched whole, so its read lock is gone before this returns. An error
+        here is the logs file's (a damaged page, llm holding its lock past the timeout), not
+        the brain's: it says so."""
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as e:
+            raise SourceError(f"cannot read llm's logs: {e}") from None
 
     def changed(self, cursor: dict) -> tuple[set[str], dict]:
         """The conversations with a turn written after `cursor`, and the cursor past them."""
