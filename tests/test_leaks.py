@@ -203,6 +203,22 @@ def test_a_token_glued_to_a_word_is_found_where_it_is_glued(tmp_path, brain_path
     assert "prod-[REDACTED:github_token]" in run("brain", "recall", "billing", "--mode", "lexical").output
 
 
+def test_a_password_column_is_redacted_in_every_kind_of_table(tmp_path, brain_path, run):
+    pws = [password() + "!" for _ in range(4)]
+    folder = tmp_path / "access"
+    folder.mkdir()
+    (folder / "access.html").write_text("<table><tr><th>Service</th><th>User</th><th>Password</th></tr>"
+                                        f"<tr><td>NAS</td><td>admin</td><td>{pws[0]}</td></tr></table>")
+    docx_file(folder / "access.docx", title="Access", paragraphs=[("Where we log in", None)],
+              table=[["Service", "User", "Password"], ["Router", "admin", pws[1]]], table_after=1)
+    (folder / "export.tsv.txt").write_text(f"host\tuser\tpassword\nnas\tadmin\t{pws[2]}\n")
+    (folder / "typed.md").write_text(f"Service | User | Password\nwiki | ola | {pws[3]}\n")
+    run("brain", "ingest", folder, "--no-embed")
+    output = shown(run, "service user password admin")
+    assert_kept_out(brain_path, output, *pws)
+    assert output.count("[REDACTED:password]") >= 4
+
+
 def test_a_file_named_label_equals_value_keeps_its_value_out(tmp_path, brain_path, run):
     pw = password() + "!"
     folder = tmp_path / "notes"

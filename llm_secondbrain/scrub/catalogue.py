@@ -823,6 +823,12 @@ DETECTORS: tuple[Rule, ...] = (
         '| Tjeneste | Passord |\n|:--|--:|\n| Ruter | `⟦Fjell!99x⟧` |\n',
         'Service | Password\n--- | ---\nNAS | ⟦Hytta2024⟧\n',
     )),
+    Reader("delimited-table", "label", keywords=("|", "\t"),
+    examples=(
+        'Service | User | Password\nNAS | admin | ⟦Kd8vPq2xLm7!⟧\n',  # the rows the HTML and DOCX readers write
+        'host\tuser\tpassword\nnas\tadmin\t⟦Kd8vPq2xLm8!⟧\nweb\troot\t⟦Fjell!99x⟧\n',
+        '| Service | Password |\n| Ruter | ⟦Hytta2024⟧ |\n',
+    )),
     Reader("csv-column", "label", keywords=((",", "pass"),),
     examples=(
         'name,url,username,password\nNAS,http://nas,admin,⟦Hytta2024⟧\n',

@@ -65,6 +65,7 @@ def _init() -> None:
         readers = {
             "login-pair": prose._pairs, "app-password": prose._app_passwords,
             "table-column": labels._markdown_tables, "csv-column": labels._csv_exports,
+            "delimited-table": labels._delimited_tables,
             "auth-header": labels._auth_headers, "url-credentials": structures._url_creds,
             "oracle-connect": structures._oracle, "cli-p-flag": structures._cli_p,
             "cli-user-password": structures._cli_user, "redis-cli-password": structures._cli_redis,

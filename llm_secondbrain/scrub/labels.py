@@ -26,7 +26,7 @@ from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _P
                       _placeholder, _pw_shape, _typed_name, value_filter)
 from .patterns import lazy
 from .prose import _app_password, _prose_kw
-from .tables import csv_cells, markdown_cells
+from .tables import csv_cells, delimited_cells, markdown_cells
 
 if TYPE_CHECKING:
     from .engine import _Spans
@@ -967,6 +967,23 @@ def _markdown_tables(text: str, low: str, spans: _Spans) -> None:
     """The cells under a secret's column in each Markdown table whose header names one."""
     for info, s, e in markdown_cells(text, lambda hb, he: _STEM.search(low, hb, he) is not None, _column_label):
         _cell(text, info, s, e, spans, "table-column")
+
+
+def _delimited_tables(text: str, low: str, spans: _Spans) -> None:
+    """The cells under a secret's column in each table cut by tabs or pipes with no Markdown
+    delimiter row (a TSV export, the rows the HTML and DOCX readers write)."""
+    done = -1  # the end of the rows last read: a header among them is not read again
+    for m in _STEM.finditer(low):
+        if m.start() <= done:
+            continue
+        bol = low.rfind("\n", 0, m.start()) + 1
+        eol = low.find("\n", m.start())
+        line = low[bol:eol if eol >= 0 else len(low)]
+        if "|" not in line and "\t" not in line:
+            continue
+        cells, done = delimited_cells(text, m.start(), _column_label)
+        for info, cs, ce in cells:
+            _cell(text, info, cs, ce, spans, "delimited-table")
 
 
 def _bundler(text: str, low: str, spans: _Spans) -> None:

@@ -1,8 +1,10 @@
-"""Cells under their column's header: Markdown tables and CSV rows.
+"""Cells under their column's header: Markdown tables, tables cut by pipes or tabs, CSV rows.
 
 People keep credentials in tables ("| Service | User | Password |") and password managers export
 them as CSV ("name,url,username,password"); there the label is the column's header, lines away
-from the value. This module only reads the layout and hands each cell to the caller together with
+from the value. A table need not be Markdown: a spreadsheet's TSV export, a pipe table typed
+without its "|---|" row, and the rows the HTML and DOCX readers write ("NAS | admin | …") are
+read by their header line alone, when every cell of it is a name. This module only reads the layout and hands each cell to the caller together with
 its header; whether the header names a secret and the cell holds one is ``scrub``'s judgement.
 """
 from __future__ import annotations
@@ -103,6 +105,56 @@ def markdown_cells(text: str, hint: Callable[[int, int], bool],
             resume = eol
             nl = text.find("\n", eol)
             pos = nl + 1 if nl >= 0 else len(text)
+
+
+def _tab_cells(text: str, bol: int, eol: int) -> list[tuple[int, int]]:
+    """The (start, end) of each cell of a tab-separated row, blanks around it left out."""
+    cells, s = [], bol
+    for piece in text[bol:eol].split("\t", _MAX_COLUMNS + 1):
+        a, b = s, s + len(piece)
+        while a < b and text[a] == " ":
+            a += 1
+        while b > a and text[b - 1] == " ":
+            b -= 1
+        cells.append((a, b))
+        s += len(piece) + 1
+    return cells
+
+
+def delimited_cells(text: str, at: int, is_label: Callable[[str], object]
+                    ) -> tuple[list[tuple[object, int, int]], int]:
+    """The cells under the secret columns of a header cut by tabs or pipes, on the line holding
+    position at, with no Markdown delimiter row under it (`markdown_cells` reads those): every
+    cell of the header a name, down to the first line with another number of cells; and where
+    the rows read end."""
+    hb, he = _line_at(text, at)
+    cut = _tab_cells if "\t" in text[hb:he] else _pipe_cells if "|" in text[hb:he] else None
+    if cut is None:
+        return [], he
+    header = cut(text, hb, he)
+    if not 1 < len(header) <= _MAX_COLUMNS or he >= len(text):
+        return [], he
+    names = [_header(text[s:e]) for s, e in header]
+    if not all(compiled(_HEADER_NAME).fullmatch(name) for name in names):
+        return [], he  # a header names its columns; this line is data, code or prose
+    if compiled(_TABLE).match(text, hb):
+        return [], he  # a Markdown table: its delimiter row says so
+    labels = {col: said for col, name in enumerate(names) if (said := is_label(name))}
+    cells: list[tuple[object, int, int]] = []
+    pos = he
+    for _ in range(_MAX_ROWS if labels else 0):
+        if pos + 1 >= len(text):
+            break
+        bol, eol = _line_at(text, pos + 1)
+        row = cut(text, bol, eol) if eol > bol else []
+        if len(row) != len(header):
+            break
+        for col, said in labels.items():
+            s, e = row[col]
+            if e > s:
+                cells.append((said, s, e))
+        pos = eol
+    return cells, pos
 
 
 def _csv_fields(text: str, bol: int, eol: int) -> list[tuple[int, int]]:
