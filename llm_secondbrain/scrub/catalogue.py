@@ -780,6 +780,12 @@ LABEL_RULES: tuple[Rule, ...] = (
         'the wifi password is ⟦Sommer2022!⟧',
         'The database password is\n⟦Kq7{alnum:9}!⟧ since the move.',  # a hard-wrapped sentence
         'Our wifi password is now\r\n⟦Tyttebaer17⟧ for guests',
+        '数据库密码：⟦Kq7{alnum:9}!⟧',  # Chinese, Japanese, Korean, Russian; a full-width colon
+        '服务器的密码是⟦Kq7{alnum:9}!⟧，请保密',
+        'パスワードは ⟦Kq7{alnum:9}!⟧ です',
+        '비밀번호: ⟦Kq7{alnum:9}!⟧',
+        'пароль от роутера: ⟦Kq7{alnum:9}!⟧',
+        'password：⟦Kq7{alnum:9}!⟧',
         'New hire: temp password for Okta is ⟦Sommer2022!⟧ - change it on first login.',
         "I set the BIOS password to ⟦Sommer2022!⟧, don't forget it",
         'Passordet til wifi er ⟦Sommer2022!⟧',
@@ -1388,6 +1394,8 @@ STAYS: tuple[str, ...] = (
     'Password:\nRequired.\n',
     'Password:\nHytta2024 is the one we use\n',
     'The admin password is\nreset on first login by Kari2024 herself\n',
+    '密码学2024年的课程很难\n',
+    'パスワードを忘れた場合は管理者に連絡してください\n',
     'Password:\n********\n',
     'password:\n  - item1\n',
     'secret:\n  name: x1y2z3\n',

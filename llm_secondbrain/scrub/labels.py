@@ -240,7 +240,8 @@ def _spaced_key(text: str, a: int, ident: str, info: tuple) -> tuple:
 LABEL_STEMS = ("pass", "pw", "psk", "pat", "secret", "sig", "sleutel", "schlüssel", "schlussel", "senha",
                "salasana", "token", "key", "kennwort", "kodeord", "auth", "appid", "adgangskode", "cred",
                "contrase", "clave", "dockerc", "lösenord", "losenord", "wachtwoord", "mdp", "nøkkel", "nokkel",
-               "nyckel", "nøgle", "nogle", "hasło", "haslo", "heslo", "jelszó", "jelszo")
+               "nyckel", "nøgle", "nogle", "hasło", "haslo", "heslo", "jelszó", "jelszo",
+               "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호")
 _STEM_AT_END = frozenset(("pat",))
 _STEM = lazy("|".join(re.escape(w) + ("(?![a-z])" if w in _STEM_AT_END else "") for w in LABEL_STEMS))
 _ASCII_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
@@ -298,7 +299,7 @@ _PW_CHAR = lazy(r"[0-9!#$%&*?@^~\x80-\U0010ffff]")
 _PROSE_REACH = 12 + 90
 _PW_STEMS = frozenset(("pass", "pw", "kennwort", "lösenord", "losenord", "wachtwoord", "contrase",
                        "kodeord", "adgangskode", "mdp", "clave", "senha", "salasana", "hasło", "haslo",
-                       "heslo", "jelszó", "jelszo"))
+                       "heslo", "jelszó", "jelszo", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호"))
 
 
 _IDRUN = lazy(r"[\w.\-]{0,49}")

@@ -47,7 +47,12 @@ def _app_passwords(text: str, low: str, spans: _Spans) -> None:
 _PROSE_KW = lazy(
     r"(?:passwords?|passwort(?:e|s)?|passe|passord(?:et)?|kennwort|pw|pwd|pass|passphrase|passcode|"
     r"mot de passe|mdp|contraseña|contrasena|clave|lösenord(?:et)?|losenord(?:et)?|adgangskode(?:n)?|"
-    r"kodeord(?:et)?|wachtwoord|senha|salasana|hasło|haslo|heslo|jelszó|jelszo)(?![a-z0-9_])")
+    r"kodeord(?:et)?|wachtwoord|senha|salasana|hasło|haslo|heslo|jelszó|jelszo|парол[а-яё]*|"
+    r"密码|密碼|口令|パスワード|비밀번호|암호)(?![a-z0-9_])")
+# Chinese, Japanese and Korean write no spaces: a password word there may follow other characters
+# ("数据库密码"), take a particle ("密码是", "パスワードは", "비밀번호는") and be glued to its value
+_WIDE = lazy(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_PARTICLE = lazy(r"(?:是|为|為|は|が|는|은|가|이)?[ \t\u3000]*")
 _PAIR_KW = lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials|zugang(?:sdaten)?|innlogging|pålogging|brukernavn|benutzer(?:name)?|username|user|bruker|nas|router|account|konto|identifiants|usuario)(?![a-z0-9_])")
 _WORD = lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"
@@ -56,15 +61,21 @@ _TRIM_R = ")]\"'`>*_.,:;"
 
 def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
     """A password word found at i: if it is a whole word, look for the password after it."""
-    if i > 0 and (low[i - 1].isalnum() or low[i - 1] == "_"):
+    wide = _WIDE.match(low, i) is not None
+    if i > 0 and not wide and (low[i - 1].isalnum() or low[i - 1] == "_"):
         return
     m = _PROSE_KW.match(low, i)
     if m is None:
         return
     e = m.end()
-    if e < len(low) and low[e] not in " \t:=\u00a0" and not (low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
+    if wide:
+        e = _PARTICLE.match(low, e).end()
+        if e < len(low) and _WIDE.match(low, e):
+            return  # another word goes on: "密码学" (cryptography)
+    elif e < len(low) and low[e] not in " \t:=\u00a0：＝" and not (
+            low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
         return
-    if e < len(low) and low[e] in ":=":
+    if e < len(low) and low[e] in ":=：＝":
         e += 1  # a glued 'password=%DB_PW%': the value is what follows the sign, not '=%DB_PW%'
     elif e - i == 4 and low[i:e] == "pass":
         # 'pass' is a verb too ("pass --debug to configure", "pass session to X"): it introduces
