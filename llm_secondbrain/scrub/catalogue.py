@@ -579,6 +579,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
 LABEL_RULES: tuple[Rule, ...] = (
     Reader("label-assignment", "label", examples=(
         '"password": "⟦Kq7{alnum:9}!⟧",',
+        'DB_PASSWORD = b"⟦Kq7{alnum:9}!⟧"',  # a string's prefix: Python's b, r, f, u; C#'s $ and @
+        "password = u'⟦Kq7{alnum:9}!⟧'",
+        'var password = $"⟦Kq7{alnum:9}!⟧";',
         "password = '⟦Kq7{alnum:9}!⟧'",
         'password: "⟦#Kq7{alnum:8}⟧"',
         "password = '⟦\\Kq7{alnum:8}!⟧'",
@@ -1395,6 +1398,7 @@ STAYS: tuple[str, ...] = (
     'Password:\nHytta2024 is the one we use\n',
     'The admin password is\nreset on first login by Kari2024 herself\n',
     '密码学2024年的课程很难\n',
+    'auth_str = f", auth={auth!r}" if auth else ""',
     'パスワードを忘れた場合は管理者に連絡してください\n',
     'Password:\n********\n',
     'password:\n  - item1\n',

@@ -108,11 +108,13 @@ _OP_AFTER_BLANKS = frozenset(":sS&[C.?|+=!-")
 _BLANKS = lazy(r"[ \t]*")
 _PHP_DEFINE = lazy(r"""["']\s*,\s*""")
 # (the label may close a subscript: os.environ["DB_PASSWORD"] = "…"; a YAML type tag may stand
-# before the value: "password: !!str …"; a string may be C#'s or Objective-C's: @"…")
+# before the value: "password: !!str …"; a string may carry its language's prefix: Python's
+# b"…", r"…", f"…", u'…', C#'s $"…" and @"…", Objective-C's @"…")
+_STRING_PREFIX = r"""(?:[bBrRuUfF]{1,2}|[@$]{1,2})?"""
 _ASSIGN_VALUE = lazy(
     r"""(?:\\?["']\]?)?""" + _OP + r"""[ \t]*(?:!![A-Za-z_]{1,20}[ \t]+)?"""
     r"""(?:\\(["'])((?:(?!\\["']).)+?)\\\2"""
-    r"""|@?"([^"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`"""
+    r"""|""" + _STRING_PREFIX + r""""([^"\n]*)\"|""" + _STRING_PREFIX + r"""'([^'\n]*)'|`([^`\n]*)`"""
     r"""|([^\s"'`<]+))""")
 _VALUE = lazy(
     r"""\\(["'])((?:(?!\\["']).)+?)\\\1"""     # \"value\" inside a JSON string
@@ -363,6 +365,8 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
             return False
         if g == 2:
             g = 3
+        if g in (4, 5) and "{" in fm.group(g) and text[fm.start(g) - 2:fm.start(g) - 1] in ("f", "F", "$"):
+            return False  # an f-string, an interpolated C# string: the value is built, not written
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
             return True  # a vendor token, already redacted
         quoted = g != 7
