@@ -783,6 +783,7 @@ LABEL_RULES: tuple[Rule, ...] = (
         'the wifi password is ⟦Sommer2022!⟧',
         'The database password is\n⟦Kq7{alnum:9}!⟧ since the move.',  # a hard-wrapped sentence
         'Our wifi password is now\r\n⟦Tyttebaer17⟧ for guests',
+        'The router password is\n\n⟦Kq7{alnum:9}!⟧\n',  # a document's next paragraph
         '数据库密码：⟦Kq7{alnum:9}!⟧',  # Chinese, Japanese, Korean, Russian; a full-width colon
         '服务器的密码是⟦Kq7{alnum:9}!⟧，请保密',
         'パスワードは ⟦Kq7{alnum:9}!⟧ です',
@@ -1399,6 +1400,7 @@ STAYS: tuple[str, ...] = (
     'The admin password is\nreset on first login by Kari2024 herself\n',
     '密码学2024年的课程很难\n',
     'auth_str = f", auth={auth!r}" if auth else ""',
+    'The password is\n\nstored in the vault, as Kari2024 said\n',
     'パスワードを忘れた場合は管理者に連絡してください\n',
     'Password:\n********\n',
     'password:\n  - item1\n',

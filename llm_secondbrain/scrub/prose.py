@@ -190,16 +190,23 @@ def _line_end(low: str, pos: int, end: int) -> int:
     return end
 
 
+def _next_line(low: str, eol: int) -> int:
+    return eol + (2 if low.startswith("\r\n", eol) else 1)
+
+
 def _prose_after(text, low, pos, spans, words: dict) -> None:
     """The password after a password word at pos, on its line; or at the start of the next line
     when the sentence was wrapped between its connector and the value ("The database password
-    is\nS3cret!"): a hard-wrapped note or mail breaks a line anywhere, but a blank line ends the
-    sentence, and a title ("Password:") over a line of prose is left to the title rule."""
+    is\nS3cret!"): a hard-wrapped note or mail breaks a line anywhere, and a sentence left
+    hanging on its "is" goes on past one blank line too (a document's paragraphs: "The password
+    is" / "S3cret!"). A title ("Password:") over a line of prose is left to the title rule."""
     end = min(len(low), pos + 90)
     eol = _line_end(low, pos, end)
     wrapped = eol
     if eol < end:
-        nxt = eol + (2 if low.startswith("\r\n", eol) else 1)
+        nxt = _next_line(low, eol)
+        if nxt < end and low[nxt] in "\r\n":
+            nxt = _next_line(low, nxt)  # (one blank line)
         if nxt < end and low[nxt] not in "\r\n":
             wrapped = _line_end(low, nxt, end)
     after_connector = True  # right after the keyword counts as a connector
