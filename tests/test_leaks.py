@@ -408,6 +408,41 @@ def test_a_forgotten_folder_stays_forgotten_until_ingested_again(tmp_path, brain
     assert roots == [str((folder / "private").resolve())]
 
 
+def test_a_forgotten_file_is_named_and_kept_out_under_the_name_the_brain_stored(tmp_path, brain_path, run):
+    """The file's name holds a value only its text labels: forget, roots and the roots table
+    show the name ingest stored, not the name as typed (forgetting it twice too)."""
+    pw = password() + "!"
+    (tmp_path / "notes" / "ok").mkdir(parents=True)
+    note = tmp_path / "notes" / "ok" / f"router-{pw}.md"
+    note.write_text(f"router password: {pw}\n")
+    run("brain", "ingest", tmp_path / "notes", "--no-embed")
+    output = "".join(run(*args).output for args in (
+        ("brain", "forget", note), ("brain", "forget", note, "--json"),
+        ("brain", "roots"), ("brain", "roots", "--json")))
+    assert_kept_out(brain_path, output, pw)
+    assert json.loads(run("brain", "roots", "--json").output)["forgotten"] == [
+        str((tmp_path / "notes" / "ok").resolve() / "router-[REDACTED:password].md")]
+
+
+def test_a_forgotten_folder_is_named_as_its_files_stored_it_and_its_chunks_go(tmp_path, brain_path, run):
+    """One note labels the value in its folder's name, its neighbour does not: each was stored
+    with the folder's name scrubbed in its own scope. Forgetting the folder removes both and
+    keeps it out under a name holding the value nowhere."""
+    pw = password() + "!"
+    folder = tmp_path / "p1" / f"db-{pw}"
+    folder.mkdir(parents=True)
+    (folder / "c.md").write_text(f"db password: {pw}\n")
+    (folder / "d.md").write_text("The database moved to the new rack.\n")
+    run("brain", "ingest", tmp_path / "p1", "--no-embed")
+    result = run("brain", "forget", folder)
+    assert "forgot 2 chunks from 2 sources" in result.output
+    output = result.output + run("brain", "update", "--no-embed").output + shown(run, "database rack")
+    assert_kept_out(brain_path, output, pw)
+    assert json.loads(run("brain", "roots", "--json").output)["forgotten"] == [
+        str((tmp_path / "p1").resolve() / "db-[REDACTED:password]")]
+    assert "rack" not in run("brain", "recall", "database rack", "--json", "--mode", "lexical").output
+
+
 # ------------------------------------------------------------------------------------------------
 # MCP shows what the CLI shows, scrubbed.
 

@@ -183,9 +183,8 @@ def forget(brain: Brain, settings: config.Settings, *, paths: Iterable[str] = ()
     plan = []
     for typed in paths:
         real = sources.resolve(typed) if _looks_like_path(typed) else typed
-        shown = gate.shown(real)
         key = brain.name_key(real)
-        keys, prefixes = _stored_under(brain, real, shown, key)
+        keys, prefixes, shown = _stored_under(brain, gate, real, key, known)
         covering = [r for r in known if r.path != LLM_LOGS and r.covers(real)]
         if not keys and not prefixes and not (covering and os.path.lexists(real)):
             raise ValueError(f"the brain holds nothing under {gate.shown(typed)} (see: llm brain sources)")
@@ -216,20 +215,69 @@ def forget(brain: Brain, settings: config.Settings, *, paths: Iterable[str] = ()
     return out
 
 
-def _stored_under(brain: Brain, real: str, shown: str, key: str) -> tuple[list[str], list[str]]:
-    """What the brain holds of `real` (a file, or everything under a folder): keys, and stored
-    names to match as prefixes. A stored name is a safe prefix only where the scrubber left the
-    folder's name as it is; otherwise two folders it made alike would be one, so the files
-    under the folder on disk are found by their keys."""
-    if brain.file_record(key) is not None:
-        return [key], []
-    keys: list[str] = []
+def _stored_under(brain: Brain, gate: Gate, real: str, key: str, known: list[Root]
+                  ) -> tuple[list[str], list[str], str]:
+    """What the brain holds of `real` (a file, or everything under a folder): keys, stored names
+    to match as prefixes, and the name to show and keep it under. A file's is the name the
+    brain stored it under (scrubbed with its content: gate.shown alone misses a value only its
+    text labels). A stored name is a safe prefix only where the scrubber left the folder's name
+    as it is; otherwise two folders it made alike would be one, so the files under the folder
+    on disk are found by their keys."""
+    record = brain.file_record(key)
+    if record is not None:
+        return [key], [], record["path"]
+    held = _held_under(brain, real)
+    shown = _kept_name(known, key) or (_folder_name(gate, real, held) if held else gate.shown(real))
     if os.path.isdir(real) and shown != real:
-        for folder, _, files in os.walk(real):
-            keys += [k for k in (brain.name_key(os.path.join(folder, f)) for f in files)
-                     if brain.file_record(k) is not None]
-        return keys, []
-    return keys, ([shown] if brain.files_under(shown) else [])
+        return [k for k, _, _ in held], [], shown
+    return [], ([shown] if brain.files_under(shown) else []), shown
+
+
+def _held_under(brain: Brain, folder: str) -> list[tuple[str, str, str]]:
+    """(key, real path, stored name) of every file on disk under `folder` that the brain holds."""
+    held = []
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            record = brain.file_record(brain.name_key(path))
+            if record is not None:
+                held.append((record["key"], path, record["path"]))
+    return held
+
+
+def _kept_name(known: list[Root], key: str) -> str | None:
+    """The name a root keeps for `key`, forgotten before: its file is no longer in the ledger."""
+    return next((f["name"] for root in known for f in root.forgotten if f["key"] == key), None)
+
+
+_HIDDEN = "[REDACTED:secret]"  # a step the stored names redacted in more than one way
+
+
+def _folder_name(gate: Gate, real: str, held: list[tuple[str, str, str]]) -> str:
+    """`real` (a folder) as the brain shows it. Each file under it was stored with the folder's
+    name scrubbed in that file's own scope, so a value one file labels is redacted in its name
+    and not in its neighbours': a step is shown as any stored name (or gate.shown, with no
+    document in scope) redacted it, and as none of it when they redacted it differently. A
+    stored name whose steps do not line up with its path's (a secret read across a `/`) counts
+    every step it does not hold as it is as redacted."""
+    steps = real.split("/")
+    readings = [(gate.shown(real).split("/"), len(steps))]
+    readings += [(name.split("/"), len(path.split("/"))) for _, path, name in held]
+    out = []
+    for i, step in enumerate(steps):
+        forms = {_step_as_read(reading, depth, i, step) for reading, depth in readings} - {step}
+        if len(forms) > 1:
+            out.append(_HIDDEN)
+        else:
+            out.append(forms.pop() if forms else step)
+    return "/".join(out)
+
+
+def _step_as_read(reading: list[str], depth: int, i: int, step: str) -> str:
+    """Step `i` (`step` on disk) as `reading` (a name of `depth` steps on disk) has it."""
+    if len(reading) == depth:
+        return reading[i]
+    return step if step in reading else _HIDDEN
 
 
 def _looks_like_path(name: str) -> bool:
