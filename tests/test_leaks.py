@@ -308,6 +308,28 @@ def test_a_query_leaves_scrubbed(tmp_path, run, ollama):
     assert ollama.requests and not leaks(secret, json.dumps(ollama.requests)) and not leaks(secret, out)
 
 
+def test_eval_prints_the_golden_files_ids_and_classes_scrubbed(tmp_path, brain_path, run):
+    """What eval repeats of a golden file (a query's id and class, the ids of negatives it
+    answered) is scrubbed, with the rest of its line in scope: a password the query labels is
+    redacted where the id repeats it."""
+    secrets = [token(), "sIPM" + "".join(random.choices(ALNUM, k=16)), token(), password()]
+    (tmp_path / "n").mkdir()
+    (tmp_path / "n" / "a.md").write_text("The deploy pipeline rotates its credentials monthly.\n")
+    run("brain", "ingest", tmp_path / "n", "--no-embed")
+    golden, negatives = tmp_path / "golden.jsonl", tmp_path / "negatives.jsonl"
+    golden.write_text("\n".join(json.dumps(q) for q in [
+        {"id": f"q-{secrets[0]}", "class": f"api_key={secrets[1]}", "query": "deploy pipeline",
+         "answers": ["n/a.md"]},
+        {"id": f"q-{secrets[3]}", "query": f"router password: {secrets[3]}", "answers": ["n/a.md"]}]) + "\n")
+    negatives.write_text(json.dumps({"id": secrets[2], "query": "pipeline credentials"}) + "\n")
+    args = ("brain", "eval", golden, "--negatives", negatives, "--mode", "lexical")
+    output = run(*args).output + run(*args, "--json", "--per-query").output
+    assert_kept_out(brain_path, output, *secrets)
+    assert "| lexical | api_key=[REDACTED:" in output and "answered: [REDACTED:github_token])" in output
+    ids = [q["id"] for q in json.loads(run(*args, "--json", "--per-query").output)["queries"]["lexical"]]
+    assert ids == ["q-[REDACTED:github_token]", "q-[REDACTED:password]"]
+
+
 # ------------------------------------------------------------------------------------------------
 # Upgrades re-scrub by themselves.
 

@@ -43,9 +43,19 @@ def read_queries(lines: Iterable[str], negatives: bool = False) -> list[dict]:
             answers = []
         elif not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
             raise ValueError(f"line {number}: needs \"answers\", a list of paths")
-        out.append({"id": str(row.get("id", number)), "query": row["query"], "answers": answers,
-                    "class": str(row.get("class") or ALL)})
+        qid, cls = _printable(str(row.get("id", number)), str(row.get("class") or ALL), row["query"], answers)
+        out.append({"id": qid, "query": row["query"], "answers": answers, "class": cls})
     return out
+
+
+def _printable(qid: str, cls: str, query: str, answers: list[str]) -> tuple[str, str]:
+    """A query's id and class, which the report prints (the table, --json, --per-query, the
+    negatives answered), scrubbed in one scope with the rest of its line: a value the query
+    labels ("my router password is …") is redacted where the id repeats it bare."""
+    from ..scrub import scrub_document
+
+    (qid, cls), _, _ = scrub_document([qid, cls], [], hints=[query, *answers])
+    return qid, cls
 
 
 def answer_matches(answer: str, path: str | None) -> bool:
