@@ -67,6 +67,23 @@ class OllamaUnreachable(EmbedError):
         )
 
 
+class BadURL(EmbedError):
+    """OLLAMA_URL cannot be a server's address (a port that is not a number, a bracket left open)."""
+
+    def __init__(self, url: str, detail: str):
+        super().__init__(f"OLLAMA_URL is not a usable URL ({_short(detail, 60)}): {url}")
+
+
+def shown_url(url: str) -> str:
+    """`url` as a message may show it: a user name and password in it (a proxy's, a hosted
+    server's) replaced, as the scrubber would."""
+    scheme, sep, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    if "@" not in host:
+        return url
+    return f"{scheme}{sep}[REDACTED:url_credentials]@{host.rpartition('@')[2]}{slash}{path}"
+
+
 class ModelMissing(EmbedError):
     def __init__(self, model: str, url: str):
         self.model = model
@@ -124,6 +141,7 @@ class OllamaClient:
         transport: httpx.BaseTransport | None = None,
     ):
         self.url = url.rstrip("/")
+        self.where = shown_url(self.url)  # (messages: without a user name and password in it)
         self.model = model
         self.retries = max(0, int(retries))
         self.backoff = backoff
@@ -138,10 +156,13 @@ class OllamaClient:
             from .plainhttp import PlainHTTP
 
             transport = PlainHTTP(timeout_cfg)  # no httpcore import for one local POST
-        self._http = httpx.Client(
-            base_url=self.url, timeout=timeout_cfg, transport=transport, trust_env=False,
-            verify=tls,
-        )
+        try:
+            self._http = httpx.Client(
+                base_url=self.url, timeout=timeout_cfg, transport=transport, trust_env=False,
+                verify=tls,
+            )
+        except httpx.InvalidURL as e:
+            raise BadURL(self.where, str(e)) from None
 
     def close(self) -> None:
         self._http.close()
@@ -170,7 +191,7 @@ class OllamaClient:
             response = self._post("/api/embeddings", {"model": self.model, "prompt": text})
             if response is None:
                 raise ServerError(
-                    f"the server at {self.url} has neither /api/embed nor /api/embeddings — is it Ollama?"
+                    f"the server at {self.where} has neither /api/embed nor /api/embeddings — is it Ollama?"
                 )
             vectors.extend(self._vectors([response.get("embedding")], 1))
         return vectors
@@ -185,11 +206,11 @@ class OllamaClient:
         if not isinstance(raw, list) or len(raw) != expected:
             got = len(raw) if isinstance(raw, list) else "no"
             raise ServerError(
-                f"the embedding server at {self.url} returned {got} vectors for {expected} inputs"
+                f"the embedding server at {self.where} returned {got} vectors for {expected} inputs"
             )
         for v in raw:
             if not isinstance(v, list):
-                raise ServerError(f"the embedding server at {self.url} returned a malformed vector")
+                raise ServerError(f"the embedding server at {self.where} returned a malformed vector")
         return raw
 
     def _post(self, path: str, payload: dict) -> dict | None:
@@ -201,23 +222,25 @@ class OllamaClient:
         while True:
             try:
                 response = self._http.request(method, path, json=payload)
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as e:
+                raise BadURL(self.where, str(e)) from None
             except httpx.ConnectError as e:
                 # Nothing listening: say so at once on the first call; mid-run it is more
                 # likely a restart, worth a few retries.
                 if not self._answered or attempt >= self.retries:
-                    raise OllamaUnreachable(self.url, str(e)) from None
+                    raise OllamaUnreachable(self.where, str(e)) from None
             except httpx.TimeoutException:
                 if attempt >= self.retries:
                     if not self._answered:
-                        raise OllamaUnreachable(self.url, "timed out") from None
+                        raise OllamaUnreachable(self.where, "timed out") from None
                     raise ServerError(
-                        f"the embedding server at {self.url} timed out {attempt + 1} times "
+                        f"the embedding server at {self.where} timed out {attempt + 1} times "
                         f"(raise SECONDBRAIN_OLLAMA_TIMEOUT or use a smaller --batch-size)"
                     ) from None
             except httpx.TransportError as e:  # reset, dropped connection, protocol error
                 if attempt >= self.retries:
                     raise ServerError(
-                        f"the embedding server at {self.url} dropped the connection "
+                        f"the embedding server at {self.where} dropped the connection "
                         f"{attempt + 1} times: {_short(str(e) or type(e).__name__, 80)}"
                     ) from None
             else:
@@ -227,7 +250,7 @@ class OllamaClient:
                     return result
                 if attempt >= self.retries:
                     raise ServerError(
-                        f"the embedding server at {self.url} failed {attempt + 1} times "
+                        f"the embedding server at {self.where} failed {attempt + 1} times "
                         f"(HTTP {response.status_code}: {_error_text(response, 80)})"
                     )
             delay = min(BACKOFF_MAX_S, self.backoff * (2 ** attempt))
@@ -240,23 +263,23 @@ class OllamaClient:
             try:
                 data = response.json()
             except (ValueError, UnicodeDecodeError):
-                raise ServerError(f"the server at {self.url} answered {path} with something that is not JSON") from None
+                raise ServerError(f"the server at {self.where} answered {path} with something that is not JSON") from None
             if not isinstance(data, dict):
-                raise ServerError(f"the server at {self.url} answered {path} with unexpected JSON")
+                raise ServerError(f"the server at {self.where} answered {path} with unexpected JSON")
             return data
         error = _json_error(response)
         if status == 404:
             if error is None:  # plain-text "404 page not found": no such endpoint
                 return None
             if "not found" in error.lower() or "pull" in error.lower():
-                raise ModelMissing(self.model, self.url)
+                raise ModelMissing(self.model, self.where)
             raise InputRejected(error)
         if status >= 500 or status in (408, 429):
             if error and _is_input_problem(error):
                 raise InputRejected(error)
             return _RETRY
         if status in (401, 403):
-            raise ServerError(f"the server at {self.url} refused access (HTTP {status}); check OLLAMA_URL")
+            raise ServerError(f"the server at {self.where} refused access (HTTP {status}); check OLLAMA_URL")
         # Other 4xx: the request (that is, this input) is what the server objects to.
         raise InputRejected(error or f"HTTP {status}")
 

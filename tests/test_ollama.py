@@ -277,3 +277,26 @@ def test_llm_embed_unreachable_is_one_line(env, monkeypatch):
     assert result.output.strip() == (
         f'Error: Ollama is not reachable at {url} — start it with "ollama serve" or set OLLAMA_URL'
     )
+
+
+@pytest.mark.parametrize("bad", ["http://[::1", "http://127.0.0.1:abc"])
+def test_an_ollama_url_that_is_no_address_degrades_like_an_absent_server(env, run, tmp_path, monkeypatch, bad):
+    (tmp_path / "n.md").write_text("The invoice run is on the fifth.\n")
+    run("brain", "ingest", tmp_path / "n.md")  # embedded through the stub
+    monkeypatch.setenv("OLLAMA_URL", bad)
+    recalled = run("brain", "recall", "invoice run")
+    assert "n.md" in recalled.output and "OLLAMA_URL is not a usable URL" in recalled.output
+    (tmp_path / "m.md").write_text("The ferry leaves at nine.\n")
+    ingested = run("brain", "ingest", tmp_path / "m.md")
+    assert "embedding pending (OLLAMA_URL is not a usable URL" in ingested.output
+    failed = run("brain", "embed", ok=False)
+    assert failed.exit_code == 1 and failed.output.startswith("Error: OLLAMA_URL is not a usable URL")
+    assert "Traceback" not in recalled.output + ingested.output + failed.output
+
+
+def test_a_password_in_the_ollama_url_is_never_shown(env, run, tmp_path, monkeypatch):
+    (tmp_path / "n.md").write_text("The invoice run is on the fifth.\n")
+    monkeypatch.setenv("OLLAMA_URL", closed_port_url().replace("http://", "http://ola:Fjord2024pw@"))
+    out = run("brain", "ingest", tmp_path / "n.md").output + run("brain", "recall", "invoice").output
+    out += run("brain", "embed", ok=False).output
+    assert "not reachable at http://[REDACTED:url_credentials]@127.0.0.1:" in out and "Fjord2024pw" not in out
