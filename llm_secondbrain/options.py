@@ -9,6 +9,7 @@ and no face can drift from the others. Each field's metadata says how a person m
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,12 +21,16 @@ DEFAULT_RRF_K = 60
 DEFAULT_FUSION = "zscore"
 DEFAULT_PER_NOTE = 3  # chunks of one note among the hits: results spread over notes
 MAX_K = 1000
+MAX_POOL = 4096  # candidates a lane can take: sqlite-vec answers at most 4,096 neighbours a query
+MAX_PER_NOTE = 100
 
 
 def _opt(default: Any, help: str, *, flags: tuple[str, ...] = (), bench: bool = False,
-         choices: tuple[str, ...] | None = None, minimum: float | None = None) -> Any:
+         choices: tuple[str, ...] | None = None, minimum: float | None = None,
+         maximum: float | None = None) -> Any:
     return field(default=default, metadata={
         "help": help, "flags": flags, "bench": bench, "choices": choices, "minimum": minimum,
+        "maximum": maximum,
     })
 
 
@@ -33,7 +38,7 @@ def _opt(default: Any, help: str, *, flags: tuple[str, ...] = (), bench: bool = 
 class RecallOptions:
     """What to recall and how; every face fills one of these."""
 
-    k: int = _opt(DEFAULT_K, "How many hits", flags=("-k", "-n"), minimum=1)
+    k: int = _opt(DEFAULT_K, "How many hits", flags=("-k", "-n"), minimum=1, maximum=MAX_K)
     mode: str = _opt("hybrid", "Meaning and words fused, meaning only, or words only",
                      choices=MODES)
     project: str | None = _opt(None, "Only chunks of this project")
@@ -55,9 +60,9 @@ class RecallOptions:
     history: bool = _opt(False, "Also show remembered facts a newer fact superseded (after the current "
                                 "ones, each with its dates)")
     per_note: int = _opt(DEFAULT_PER_NOTE, "At most this many chunks of one note",
-                         flags=("--per-note",), minimum=1)
+                         flags=("--per-note",), minimum=1, maximum=MAX_PER_NOTE)
     pool: int = _opt(DEFAULT_POOL, "Candidates taken from each lane before fusion",
-                     bench=True, minimum=1)
+                     bench=True, minimum=1, maximum=MAX_POOL)
     fusion: str = _opt(DEFAULT_FUSION, "Hybrid: fuse normalised scores, or reciprocal ranks",
                        bench=True, choices=FUSIONS)
     rrf_k: int = _opt(DEFAULT_RRF_K, "RRF constant (with --fusion rrf)", bench=True, minimum=1)
@@ -78,8 +83,10 @@ class RecallOptions:
             raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}, not {self.fusion!r}")
         if self.pool < 1 or self.rrf_k < 1 or self.per_note < 1:
             raise ValueError("pool, rrf_k and per_note must be at least 1")
-        if self.lexical_weight is not None and self.lexical_weight < 0:
-            raise ValueError("lexical_weight must not be negative")
+        if self.pool > MAX_POOL or self.per_note > MAX_PER_NOTE:
+            raise ValueError(f"pool must be at most {MAX_POOL} and per_note at most {MAX_PER_NOTE}")
+        if self.lexical_weight is not None and not 0 <= self.lexical_weight < math.inf:
+            raise ValueError("lexical_weight must be a number, at least 0")
         from . import dates
         from .recall import kind
 
@@ -121,6 +128,8 @@ def json_schema(*, include_bench: bool = False, query: bool = True) -> dict:
             prop["enum"] = list(f.metadata["choices"])
         if f.metadata["minimum"] is not None:
             prop["minimum"] = f.metadata["minimum"]
+        if f.metadata["maximum"] is not None:
+            prop["maximum"] = f.metadata["maximum"]
         if f.default is not None:
             prop["default"] = f.default
         props[f.name] = prop
@@ -141,7 +150,7 @@ def click_options(fn):
             kwargs["type"] = click.Choice(f.metadata["choices"])
             kwargs["help"] += f" (default: {f.default})"
         elif kind == "int":
-            kwargs["type"] = click.IntRange(min=f.metadata["minimum"])
+            kwargs["type"] = click.IntRange(min=f.metadata["minimum"], max=f.metadata["maximum"])
             kwargs["help"] += f" (default: {f.default})"
         elif kind == "float":
             kwargs["type"] = click.FloatRange(min=f.metadata["minimum"])

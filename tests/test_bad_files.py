@@ -195,6 +195,18 @@ def test_every_cli_error_is_one_line(run, tmp_path):
         assert result.output.startswith(f"Error: {says}") and len(result.output.splitlines()) == 1
 
 
+def test_recall_options_within_their_ranges_answer_and_past_them_are_one_line(run, tmp_path, ollama):
+    (tmp_path / "n.md").write_text("The invoice run is on the fifth.\n")
+    run("brain", "ingest", tmp_path / "n.md")
+    for args in (("-k", "1000", "--per-note", "5"), ("--pool", "4096"), ("-k", "1000", "--per-note", "100")):
+        assert "n.md" in run("brain", "recall", "invoice run", *args).output, args  # (5,000 neighbours: sqlite-vec stops at 4,096)
+    for args, says in ((("--pool", "5000"), "Invalid value for '--pool'"),
+                       (("--per-note", "1" + "0" * 22), "Invalid value for '--per-note'"),
+                       (("--lexical-weight", "nan"), "lexical_weight must be a number")):
+        result = run("brain", "recall", "invoice", *args, ok=False)
+        assert result.exit_code != 0 and says in result.output and "Traceback" not in result.output, args
+
+
 def test_a_logs_db_holding_blobs_and_numbers_is_read(run, tmp_path):
     logs = tmp_path / "logs.db"
     log_with_llm(logs, "Where is the spare key for the boathouse?")

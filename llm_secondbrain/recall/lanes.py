@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ..options import RecallOptions
+from ..options import MAX_POOL, RecallOptions
 from ..segment import title
 from .query import (
     _WORD, _BACKTICKS, _phrase_fts, _phrase_needed, _prose_compound, code_spans,
@@ -257,7 +257,7 @@ def _lanes(conn, query: str, options: RecallOptions, vector: bytes | None,
     (for --explain), and each dense hit's own cosine (for the floor). The lanes run one after
     the other: on real queries the lexical lane takes a millisecond or two, too little to be
     worth a thread kept in the caller's process."""
-    fetch = max(options.pool, options.k * options.per_note)
+    fetch = min(max(options.pool, options.k * options.per_note), MAX_POOL)
     lanes: dict[str, list[tuple[int, float]]] = {}
     used, how = options.mode, None
     if used in ("hybrid", "dense"):
