@@ -140,7 +140,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_answering(notes):
         ("recall", {"query": "boiler", "mode": "psychic"}, "invalid argument mode: 'psychic' is not one of"),
         ("recall", {"k": 3}, "invalid argument: 'query' is a required property"),
         ("recall", {"query": "boiler", "pool": 5}, "invalid argument: Additional properties"),
-        ("recall", {"query": "boiler", "k": 5000}, "k must be at most 1000"),
+        ("recall", {"query": "boiler", "k": 5000}, "invalid argument k: 5000 is greater than the maximum of 1000"),
         ("remember", {"text": ""}, "invalid argument text: '' should be non-empty"),
         ("remember", {"text": "   "}, "nothing to remember: the text is empty"),
         ("remember", {"text": "x", "tags": "a,b"}, "invalid argument tags: 'a,b' is not of type 'array'"),
