@@ -6,6 +6,7 @@ Nothing here touches the disk or the network: reading settings must stay free.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,14 +34,20 @@ def _int_env(env: dict, name: str, default: int) -> int:
     return value
 
 
+MAX_TIMEOUT_S = 86_400.0  # (a socket takes no timeout past what a C time_t holds; a day is plenty)
+
+
 def _float_env(env: dict, name: str, default: float) -> float:
     raw = env.get(name, "").strip()
     if not raw:
         return default
     try:
-        return float(raw)
+        value = float(raw)
     except ValueError:
         raise ValueError(f"{name} must be a number, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number of seconds, got {raw!r}")
+    return value
 
 
 def _positive(value: float, name: str) -> float:
@@ -133,7 +140,8 @@ def load(env: dict | None = None, db: str | os.PathLike | None = None) -> Settin
         strip_emails=env.get("SECONDBRAIN_STRIP_EMAILS", "").strip().lower() in _TRUE,
         doc_prefix=env.get("SECONDBRAIN_DOC_PREFIX"),
         query_prefix=env.get("SECONDBRAIN_QUERY_PREFIX"),
-        timeout=_float_env(env, "SECONDBRAIN_OLLAMA_TIMEOUT", 120.0),
+        timeout=min(_positive(_float_env(env, "SECONDBRAIN_OLLAMA_TIMEOUT", 120.0), "SECONDBRAIN_OLLAMA_TIMEOUT"),
+                    MAX_TIMEOUT_S),
         retries=_int_env(env, "SECONDBRAIN_OLLAMA_RETRIES", 3),
         fragment_chars=_int_env(env, "SECONDBRAIN_FRAGMENT_CHARS", DEFAULT_FRAGMENT_CHARS),
         read_seconds=_positive(_float_env(env, "SECONDBRAIN_READ_SECONDS", 60.0), "SECONDBRAIN_READ_SECONDS"),

@@ -207,6 +207,19 @@ def test_recall_options_within_their_ranges_answer_and_past_them_are_one_line(ru
         assert result.exit_code != 0 and says in result.output and "Traceback" not in result.output, args
 
 
+def test_a_number_that_is_no_number_is_one_line(run, tmp_path, monkeypatch):
+    (tmp_path / "n.md").write_text("A note.\n")
+    for value in ("nan", "inf", "1e400", "5000"):
+        result = run("brain", "ingest", tmp_path / "n.md", "--no-embed", "--max-size", value, ok=False)
+        assert result.exit_code == 2 and "Error: Invalid value for '--max-size'" in result.output  # click's usage error
+        assert isinstance(result.exception, SystemExit), result.exception
+    run("brain", "ingest", tmp_path / "n.md", "--no-embed")
+    for value in ("inf", "nan", "-1"):
+        monkeypatch.setenv("SECONDBRAIN_OLLAMA_TIMEOUT", value)
+        result = run("brain", "recall", "note", ok=False)
+        assert result.output.startswith("Error: SECONDBRAIN_OLLAMA_TIMEOUT must be") and result.exit_code == 1, value
+
+
 def test_a_logs_db_holding_blobs_and_numbers_is_read(run, tmp_path):
     logs = tmp_path / "logs.db"
     log_with_llm(logs, "Where is the spare key for the boathouse?")

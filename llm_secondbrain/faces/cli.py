@@ -153,6 +153,13 @@ def _when_line(when) -> str:
     return f"[time: {when.phrase!r} = {when.shown} (your time zone); searched for {scrub(when.rest)!r}]"
 
 
+def _a_number(value: float) -> float:
+    """A float option's value, refused when it is no number (click's ranges let NaN through)."""
+    if value != value:
+        raise click.BadParameter("must be a number")
+    return value
+
+
 @brain.command(name="ingest")
 @click.argument("paths", nargs=-1)
 @click.option("--project", help="Project name stored on every chunk (default: the folder's name)")
@@ -160,8 +167,9 @@ def _when_line(when) -> str:
 @click.option("--name", help="Name for standard input; re-ingesting a name replaces it")
 @click.option("--include", multiple=True, help="Only ingest files matching this glob (repeatable)")
 @click.option("--exclude", multiple=True, help="Skip files and folders matching this glob (repeatable)")
-@click.option("--max-size", type=click.FloatRange(min=0, min_open=True), default=20.0,
-              show_default=True, help="Skip files larger than this many MB")
+@click.option("--max-size", type=click.FloatRange(min=0, min_open=True, max=4096), default=20.0,
+              show_default=True, callback=lambda ctx, param, value: _a_number(value),
+              help="Skip files larger than this many MB (at most 4096)")
 @click.option("--strip-emails", is_flag=True, default=None,
               help="Redact e-mail addresses too (or set SECONDBRAIN_STRIP_EMAILS=1)")
 @click.option("--no-embed", is_flag=True, help="Only store; embed later with: llm brain embed")

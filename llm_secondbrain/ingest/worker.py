@@ -268,7 +268,7 @@ def _bound_self(limits: Limits, seconds: float) -> None:
         try:
             hard = resource.getrlimit(which)[1]
             resource.setrlimit(which, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
-        except (ValueError, OSError):
+        except (ValueError, OSError, OverflowError):
             pass
 
 
