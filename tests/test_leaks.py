@@ -423,11 +423,23 @@ def test_a_forgotten_folder_stays_forgotten_until_ingested_again(tmp_path, brain
     run("brain", "ingest", folder / "private", "--no-embed")
     run("brain", "update", "--no-embed")
     assert "diary" in run("brain", "recall", "quokka diary", "--json", "--mode", "lexical").output
-    # forgetting a whole root stops tracking it
+    # forgetting a whole root stops tracking it, and the roots inside it: an update brings nothing back
     out = run("brain", "forget", folder).output
-    assert "is no longer a root" in out
-    roots = [json.loads(line)["path"] for line in run("brain", "roots", "--json").output.splitlines()]
-    assert roots == [str((folder / "private").resolve())]
+    assert out.count("is no longer a root") == 2
+    assert run("brain", "roots", "--json").output.strip() == ""
+    run("brain", "update", "--no-embed")
+    assert "diary" not in run("brain", "recall", "quokka diary", "--json", "--mode", "lexical").output
+
+
+def test_forgetting_a_folder_that_holds_roots_sticks(tmp_path, brain_path, run):
+    for name in ("work", "home"):
+        (tmp_path / "all" / name).mkdir(parents=True)
+        (tmp_path / "all" / name / "n.md").write_text(f"The {name} note about the quokka.\n")
+    run("brain", "ingest", tmp_path / "all" / "work", tmp_path / "all" / "home", "--no-embed")
+    out = run("brain", "forget", tmp_path / "all").output
+    assert "forgot 2 chunks from 2 sources" in out and out.count("is no longer a root") == 2
+    run("brain", "update", "--no-embed", ok=False)
+    assert "quokka" not in run("brain", "recall", "quokka", "--mode", "lexical").output
 
 
 def test_a_forgotten_file_is_named_and_kept_out_under_the_name_the_brain_stored(tmp_path, brain_path, run):

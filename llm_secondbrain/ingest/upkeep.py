@@ -176,8 +176,9 @@ def forget(brain: Brain, settings: config.Settings, *, paths: Iterable[str] = ()
     """Remove what `paths` (files or folders, as typed: resolved like ingest stores them; or a
     stdin --name, or a conversation's citation), `project` or `source` name, everywhere. A
     file or folder inside an ingested root is also kept out of that root from now on; a whole
-    root stops being one. Raises ValueError, before removing anything, for a path, project or
-    source the brain does not hold: a typo must not look like success."""
+    root stops being one, and so does every root inside a forgotten folder. Raises ValueError,
+    before removing anything, for a path, project or source the brain does not hold: a typo
+    must not look like success."""
     gate = Gate(settings)
     known = roots_mod.all_roots(brain)
     plan = []
@@ -212,6 +213,11 @@ def forget(brain: Brain, settings: config.Settings, *, paths: Iterable[str] = ()
             else:
                 roots_mod.exclude(brain, root, key, shown)
                 out.excluded.append(shown)
+        # roots under the forgotten folder stop being roots too: `update` would bring them back
+        for root in known:
+            if root.path != LLM_LOGS and root.path != real and root.path.startswith(real.rstrip(os.sep) + os.sep):
+                roots_mod.remove(brain, root.path)
+                out.roots_removed.append(root.path)
     return out
 
 
