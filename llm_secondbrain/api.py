@@ -257,7 +257,7 @@ class SecondBrain:
         if kwargs:
             options = RecallOptions.build(**{**_as_dict(options), **kwargs})
         options = options or RecallOptions()
-        self._check_project(options.project)
+        self._check_labels(options)
         when = None
         if not (options.no_dates or options.since or options.until):
             from .recall.when import find
@@ -298,15 +298,18 @@ class SecondBrain:
         result.notes = notes + result.notes + ([stale_note(len(files))] if files else [])
         return result
 
-    def _check_project(self, project: str | None) -> None:
-        """A project the brain does not hold is a typo more often than a question."""
-        if project is None or self.brain.conn.execute(
-                "SELECT 1 FROM chunks WHERE project = ? LIMIT 1", (project,)).fetchone():
-            return
-        known = [r[0] for r in self.brain.conn.execute(
-            "SELECT DISTINCT project FROM chunks WHERE project IS NOT NULL ORDER BY 1 LIMIT 20")]
-        raise ValueError(f"no project named {project!r} in this brain"
-                         + (f"; projects: {', '.join(known)}" if known else ""))
+    def _check_labels(self, options: RecallOptions) -> None:
+        """A project, source or role the brain does not hold is a typo more often than a
+        question: it is named with the ones the brain holds, not answered with "nothing"."""
+        for option in ("project", "source", "role"):
+            value = getattr(options, option)
+            if value is None or self.brain.conn.execute(
+                    f"SELECT 1 FROM chunks WHERE {option} = ? LIMIT 1", (value,)).fetchone():
+                continue
+            known = [r[0] for r in self.brain.conn.execute(
+                f"SELECT DISTINCT {option} FROM chunks WHERE {option} IS NOT NULL ORDER BY 1 LIMIT 20")]
+            raise ValueError(f"no {option} named {value!r} in this brain"
+                             + (f"; {option}s: {', '.join(known)}" if known else ""))
 
     def query_vector(self, query: str) -> tuple[bytes | None, list[str]]:
         """The query's embedding as stored vectors are (float32, unit length), or None with a

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MODES = ("hybrid", "dense", "lexical")
+FORMATS = ("text", "pdf", "docx", "html", "epub", "mail", "notebook")  # the readers' (ingest.readers)
 FUSIONS = ("zscore", "rrf")
 DEFAULT_K = 10
 DEFAULT_POOL = 200  # candidates per lane; z statistics over their files (SciFact train: 50 -> 200 +0.002)
@@ -46,8 +47,7 @@ class RecallOptions:
     exclude_source: str | None = _opt(None, "Leave out chunks of this source (llm: your llm conversations)")
     role: str | None = _opt(None, "Only conversation chunks written by this role (user, assistant)")
     path: str | None = _opt(None, "Only chunks whose file path matches this glob")
-    format: str | None = _opt(None, "Only chunks of sources of this format (text, pdf, docx, "
-                                    "html, epub, mail, notebook)")
+    format: str | None = _opt(None, f"Only chunks of sources of this format ({', '.join(FORMATS)})")
     kind: str | None = _opt(None, "Only these kinds of source, comma-separated: note, document, email, "
                                   "webpage, conversation, fact")
     exclude_kind: str | None = _opt(None, "Leave out these kinds of source (email,webpage: mail and web "
@@ -90,6 +90,10 @@ class RecallOptions:
         from . import dates
         from .recall import kind
 
+        if self.format is not None:  # (the README's table writes PDF, DOCX: the ids are lower-case)
+            object.__setattr__(self, "format", self.format.strip().lower())
+            if self.format not in FORMATS:
+                raise ValueError(f"no format {self.format!r}: formats are {', '.join(FORMATS)}")
         for name in ("kind", "exclude_kind"):  # spelled as people do (e-mail, web page); ids kept
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, ",".join(kind.parse(getattr(self, name))))

@@ -169,6 +169,18 @@ def test_docx_body_order_table_heading_title_and_a_password_in_a_cell(run, tmp_p
     top = hits(run, "vault", "--format", "docx")
     assert top[0]["path"] == str(doc) and top[0]["citation"].startswith(f"{doc}:")
     assert not hits(run, "vault", "--format", "pdf")
+    assert hits(run, "vault", "--format", "DOCX")  # as the README's table writes it
+    for args, says in ((("--format", "word"), "no format 'word': formats are text, pdf, docx"),
+                       (("--source", "file"), "no source named 'file' in this brain; sources: files")):
+        result = run("brain", "recall", "vault", *args, ok=False)
+        assert result.exit_code == 1 and result.output.startswith(f"Error: {says}"), result.output
+
+
+def test_every_format_ingest_records_is_one_recall_can_filter_by():
+    from llm_secondbrain.ingest import readers
+    from llm_secondbrain.options import FORMATS
+
+    assert {fmt.name for fmt in readers._FORMATS.values()} | {readers.TEXT.name} == set(FORMATS)
 
 
 def test_encrypted_docx_is_skipped(run, tmp_path):
