@@ -16,6 +16,7 @@ from __future__ import annotations
 import http.client
 import socket
 import threading
+import time
 
 import httpx
 
@@ -66,7 +67,7 @@ class PlainHTTP(httpx.BaseTransport):
             conn.request(request.method, target, body=body, headers=headers)
             sent = True
             answer = conn.getresponse()
-            content = answer.read()
+            content = self._body(conn, answer, time.monotonic() + self._timeout.read)
         except (TimeoutError, socket.timeout) as e:
             self._drop(conn)
             raise httpx.ReadTimeout(str(e) or "timed out", request=request) from None
@@ -81,6 +82,25 @@ class PlainHTTP(httpx.BaseTransport):
         if answer.will_close:
             self._drop(conn)
         return httpx.Response(answer.status, headers=answer.getheaders(), content=content, request=request)
+
+    def _body(self, conn: http.client.HTTPConnection, answer: http.client.HTTPResponse,
+              deadline: float) -> bytes:
+        """The answer's body by the deadline: the socket's timeout bounds each read, and a
+        server that sends a byte now and then would otherwise hold a recall for good."""
+        parts = []
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("the answer took longer than the timeout")
+                conn.sock.settimeout(left)
+                part = answer.read1(65536)
+                if not part:
+                    return b"".join(parts)
+                parts.append(part)
+        finally:
+            if conn.sock is not None:
+                conn.sock.settimeout(self._timeout.read)
 
     def _drop(self, conn: http.client.HTTPConnection) -> None:
         conn.close()

@@ -18,6 +18,8 @@ Faults, all settable at runtime from any thread:
   fail_next(n)     the next n embedding calls answer HTTP 500 (status configurable)
   drop_next(n)     the next n embedding calls close the socket without an answer
   delay            seconds to sleep before answering each embedding call
+  drip             seconds between the bytes of an embedding answer's first 100 (leading blanks):
+                   a server that keeps the connection busy and never finishes in time
   dim              the dimension of every vector (change it to play "another model")
   wrong_dim_marker texts containing it get a vector one element short
   nan_marker       texts containing it get a NaN in their vector
@@ -89,6 +91,7 @@ class OllamaStub:
         self.missing: set[str] = set()
         self.old_server = False
         self.delay = 0.0
+        self.drip = 0.0
         self.wrong_dim_marker: str | None = None
         self.nan_marker: str | None = None
         self.reject_marker: str | None = None
@@ -118,6 +121,7 @@ class OllamaStub:
             self.missing = set()
             self.old_server = False
             self.delay = 0.0
+            self.drip = 0.0
             self.wrong_dim_marker = self.nan_marker = self.reject_marker = self.crash_marker = None
             self.fail_status = 500
             self._fail_left = self._drop_left = 0
@@ -351,8 +355,26 @@ class _Handler(BaseHTTPRequestHandler):
                                     '"load_duration":0,"prompt_eval_count":%d}')
                               % (json.dumps(model), parts, len(texts)))
         vectors = [stub.vector(t, normalised=True) for t in texts]
-        self._send(200, {"model": model, "embeddings": vectors, "total_duration": 1,
-                         "load_duration": 0, "prompt_eval_count": len(texts)})
+        answer = {"model": model, "embeddings": vectors, "total_duration": 1, "load_duration": 0,
+                  "prompt_eval_count": len(texts)}
+        if stub.drip:
+            return self._send_dripping(json.dumps(answer).encode(), stub.drip)
+        self._send(200, answer)
+
+    def _send_dripping(self, data: bytes, every: float) -> None:
+        blanks = b" " * 100  # (JSON allows them before the value)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(blanks) + len(data)))
+        self.end_headers()
+        try:
+            for i in range(len(blanks)):
+                self.wfile.write(blanks[i:i + 1])
+                self.wfile.flush()
+                time.sleep(every)
+            self.wfile.write(data)
+        except OSError:
+            pass  # the client gave up
 
 
 def closed_port_url() -> str:

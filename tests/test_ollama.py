@@ -300,3 +300,11 @@ def test_a_password_in_the_ollama_url_is_never_shown(env, run, tmp_path, monkeyp
     out = run("brain", "ingest", tmp_path / "n.md").output + run("brain", "recall", "invoice").output
     out += run("brain", "embed", ok=False).output
     assert "not reachable at http://[REDACTED:url_credentials]@127.0.0.1:" in out and "Fjord2024pw" not in out
+
+
+def test_a_server_that_drips_its_answer_is_given_up_on_at_the_timeout(stub):
+    stub.drip = 0.05  # 100 blanks over 5 s, then the answer: past a 0.5 s timeout
+    with OllamaClient(stub.url, "nomic-embed-text", timeout=0.5, retries=0) as client:
+        with pytest.raises((ServerError, OllamaUnreachable)) as info:
+            client.embed(["x"])
+    assert "timed out" in str(info.value) or "not reachable" in str(info.value)
