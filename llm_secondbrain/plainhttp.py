@@ -96,6 +96,7 @@ class PlainHTTP(httpx.BaseTransport):
                 conn.sock.settimeout(left)
                 part = answer.read1(65536)
                 if not part:
+                    parts.append(answer.read())  # (marks the answer done: the connection is reused)
                     return b"".join(parts)
                 parts.append(part)
         finally:
