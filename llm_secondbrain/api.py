@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from . import config
 from .options import RecallOptions
 from .recall import Hit, RecallResult
-from .store import Brain, open_brain, reading
+from .store import CLOSED, Brain, BrainError, open_brain, reading
 
 if TYPE_CHECKING:
     from .ingest import IngestReport
@@ -43,6 +43,8 @@ class SecondBrain:
         self.brain.close()
 
     def __enter__(self) -> "SecondBrain":
+        if self.brain.closed:  # a second `with` block on the same brain
+            raise BrainError(CLOSED)
         return self
 
     def __exit__(self, *exc) -> None:

@@ -46,6 +46,15 @@ def _db_errors() -> tuple[type[BaseException], ...]:
 
 
 DB_ERRORS = _db_errors()
+CLOSED = "this brain is closed: open it again with SecondBrain.open"
+
+
+class _Closed:
+    """Stands in for a closed brain's connection: any use says so in one line, where the
+    closed sqlite3 connection said "Cannot operate on a closed database"."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise BrainError(CLOSED)
 
 
 def reading(read: Callable[[], Any], attempts: int = 5) -> Any:
@@ -719,13 +728,21 @@ class Brain:
         """Purge what was deleted from the search index, then fold the WAL back into the
         main file so copying brain.db copies everything (and no old page stays in the WAL).
         When another process holds the brain open (a running watch or MCP server), the WAL
-        cannot be emptied: that is said in `notes`, and the next open finishes it."""
+        cannot be emptied: that is said in `notes`, and the next open finishes it. Closing
+        twice is harmless; any other use after it is a BrainError."""
+        if self.closed:
+            return
         with contextlib.suppress(*DB_ERRORS):
             if not self.read_only:
                 self.purge_search_index()
                 self.checkpoint()
         with contextlib.suppress(*DB_ERRORS):
             self.conn.close()
+        self.conn = self.db = _Closed()
+
+    @property
+    def closed(self) -> bool:
+        return isinstance(self.conn, _Closed)
 
     def checkpoint(self) -> bool:
         """Fold the WAL into the file and empty it; False (with a note) when a reader in

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from llm_secondbrain import SecondBrain
+from llm_secondbrain.store import BrainError
 
 
 def test_ingest_with_ollama_down_stores_and_reports_embedding_pending(tmp_path, run, brain_path):
@@ -27,3 +30,20 @@ def test_ingest_embeds_and_reports_it(tmp_path, ollama, brain_path):
         assert report.embedding["embedded"] == 1 and report.embedding["remaining"] == 0
         hit = sb.recall("heat pump service", k=1, mode="dense")[0]
     assert hit.path.endswith("a.md")
+
+
+def test_a_closed_brain_says_so(brain_path):
+    """After close(), or in a second `with` block, every call was sqlite3's "Cannot operate
+    on a closed database"."""
+    with SecondBrain.open(brain_path) as sb:
+        sb.remember("The spare key is under the blue pot.", embed=False)
+    closed = "^this brain is closed: open it again with SecondBrain.open$"
+    for call in (lambda: sb.recall("key"), sb.stats, sb.facts, lambda: sb.remember("more")):
+        with pytest.raises(BrainError, match=closed):
+            call()
+    with pytest.raises(BrainError, match=closed):
+        with sb:
+            pass
+    sb.close()  # closing twice is harmless
+    with SecondBrain.open(brain_path) as again:
+        assert [f.text for f in again.facts()] == ["The spare key is under the blue pot."]
