@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from .ingest import IngestReport
     from .ingest.upkeep import Forgotten, UpdateReport
 
+Paths = str | os.PathLike | Iterable[str | os.PathLike]  # one path, or several
+
 
 class SecondBrain:
     """An open brain plus the settings it runs with (model, Ollama URL, chunk sizes)."""
@@ -34,6 +36,8 @@ class SecondBrain:
     @classmethod
     def open(cls, path: str | os.PathLike | None = None, *, create: bool = True,
              settings: config.Settings | None = None) -> "SecondBrain":
+        if path is not None:
+            path = _path(path)  # SecondBrain.open(123) made a brain file named "123"
         settings = settings or config.load(db=path)
         if path is not None and settings.db_path != Path(os.path.expanduser(str(path))):
             settings = config.replace(settings, db_path=Path(os.path.expanduser(str(path))))
@@ -52,7 +56,7 @@ class SecondBrain:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def ingest(self, paths: list[str | os.PathLike], *, embed: bool = True, progress: bool = False,
+    def ingest(self, paths: Paths, *, embed: bool = True, progress: bool = False,
                remember: bool = True, **options: Any):
         """Ingest files, folders and '-' (see `llm brain ingest --help` for the options), and
         with llm_logs=True the conversations llm logged (logs_db=, include_brain_turns=,
@@ -68,7 +72,7 @@ class SecondBrain:
         from .ingest import Gate, IngestInterrupted, ingest
         from .ingest import roots
 
-        targets = [str(p) for p in paths]
+        targets = _paths(paths)
         settings = self.model_settings()
         report = ingest(self.brain, targets, settings, **options)
         if remember:
@@ -132,13 +136,14 @@ class SecondBrain:
             query_prefix=settings.query_prefix if settings.query_prefix is not None else built.get("query_prefix"),
         )
 
-    def update(self, paths: list[str] | None = None, *, embed: bool = True,
+    def update(self, paths: Paths | None = None, *, embed: bool = True,
                progress: bool = False, on_skip=None) -> UpdateReport:
         """Re-ingest every root (or the roots named) with the options it was ingested with,
         then embed what is pending. Returns an ingest.upkeep.UpdateReport: per root and in
         total."""
         from .ingest import upkeep
 
+        paths = None if paths is None else _paths(paths)
         report = upkeep.update(self.brain, self.model_settings(), paths, on_skip=on_skip)
         if embed:
             report.total.embedding = self.embed_pending_quietly(progress=progress)
@@ -151,32 +156,33 @@ class SecondBrain:
 
         return [root.as_dict() for root in roots.all_roots(self.brain)]
 
-    def remove_root(self, path: str) -> None:
+    def remove_root(self, path: str | os.PathLike) -> None:
         """Stop tracking a root; its chunks stay until `forget`."""
         from .ingest import roots
         from .ingest.sources import resolve
 
+        path = _path(path)
         if not roots.remove(self.brain, path if path == roots.LLM_LOGS else resolve(path)):
             raise ValueError(f"not a root: {path} (see: llm brain roots)")
 
-    def refresh(self, paths: list[str]) -> IngestReport:
+    def refresh(self, paths: Paths) -> IngestReport:
         """Bring these files (or folders) in line with the disk, each with its root's options:
         re-ingest what changed, remove what is gone. Returns the IngestReport."""
         from .ingest import roots, upkeep
 
         known = roots.all_roots(self.brain)
-        report, touched = upkeep.reconcile(self.brain, self.model_settings(), paths, known)
+        report, touched = upkeep.reconcile(self.brain, self.model_settings(), _paths(paths), known)
         roots.mark_updated(self.brain, touched)
         return report
 
-    def forget(self, *, paths=(), project: str | None = None, source: str | None = None) -> Forgotten:
+    def forget(self, *, paths: Paths = (), project: str | None = None, source: str | None = None) -> Forgotten:
         """Remove chunks everywhere by path (a file or a folder, typed as a user types it; a
         stdin --name), project or source. What is forgotten inside an ingested root stays out
         of it (until it is ingested explicitly again). ValueError for what the brain does not
         hold."""
         from .ingest import upkeep
 
-        return upkeep.forget(self.brain, self.settings, paths=paths, project=project, source=source)
+        return upkeep.forget(self.brain, self.settings, paths=_paths(paths), project=project, source=source)
 
     def remember(self, text: str, tags: Iterable[str] = (), project: str | None = None,
                  origin: str | None = "api", turn: str | None = None, *, embed: bool = True,
@@ -340,6 +346,24 @@ class SecondBrain:
                 f"the model returned {len(vector) // 4} dimensions but the brain holds "
                 f"{stored['embed_dim']}: answering lexically (run: llm brain reembed)"]
         return vector, []
+
+
+def _path(path: Any) -> str:
+    """A path as the brain's code takes it: text, from a str or a Path."""
+    if isinstance(path, (str, os.PathLike)):
+        text = os.fspath(path)
+        if isinstance(text, str):
+            return text
+    raise ValueError(f"a path must be text or a Path, not {type(path).__name__}")
+
+
+def _paths(paths: Paths) -> list[str]:
+    """One path or many: a lone "notes" is one folder, not the files n, o, t, e and s."""
+    if isinstance(paths, (str, os.PathLike)):
+        return [_path(paths)]
+    if not isinstance(paths, Iterable):
+        raise ValueError(f"paths must be a path or a list of paths, not {type(paths).__name__}")
+    return [_path(p) for p in paths]
 
 
 def _as_dict(options: RecallOptions | None) -> dict:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +31,33 @@ def test_ingest_embeds_and_reports_it(tmp_path, ollama, brain_path):
         assert report.embedding["embedded"] == 1 and report.embedding["remaining"] == 0
         hit = sb.recall("heat pump service", k=1, mode="dense")[0]
     assert hit.path.endswith("a.md")
+
+
+def _notes(tmp_path: Path) -> Path:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("The heat pump is serviced every October.\n")
+    return notes
+
+
+def test_one_path_is_one_path_not_its_letters(tmp_path, brain_path, monkeypatch):
+    """`ingest("notes")` read the files n, o, t, e, s; `ingest(Path("notes"))` was a
+    TypeError; the same for update and forget."""
+    _notes(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with SecondBrain.open(brain_path) as sb:
+        assert sb.ingest("notes", embed=False).chunks_added == 1
+        assert sb.ingest(Path("notes"), embed=False).unchanged == 1
+        assert [r.root.path for r in sb.update(Path("notes"), embed=False).roots] == [str(tmp_path / "notes")]
+        assert sb.update("notes", embed=False).total.unchanged == 1
+        assert sb.forget(paths=Path("notes")).chunks == 1
+        assert sb.ingest([Path("notes")], embed=False).chunks_added == 1
+        assert sb.forget(paths="notes").chunks == 1
+        with pytest.raises(ValueError, match="^paths must be a path or a list of paths, not int$"):
+            sb.ingest(3)
+    with pytest.raises(ValueError, match="^a path must be text or a Path, not int$"):
+        SecondBrain.open(123)  # it made a brain file named 123
+    assert not (tmp_path / "123").exists()
 
 
 def test_a_closed_brain_says_so(brain_path):
