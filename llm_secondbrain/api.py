@@ -184,7 +184,7 @@ class SecondBrain:
 
         return upkeep.forget(self.brain, self.settings, paths=_paths(paths), project=project, source=source)
 
-    def remember(self, text: str, tags: Iterable[str] = (), project: str | None = None,
+    def remember(self, text: str, tags: str | Iterable[str] = (), project: str | None = None,
                  origin: str | None = "api", turn: str | None = None, *, embed: bool = True,
                  supersedes: int | None = None):
         """Store `text` as a fact (scrubbed first; the same fact twice is stored once) that
@@ -192,10 +192,13 @@ class SecondBrain:
         when the embedding server answers, else it waits in the backlog (`fact.embedding`
         says which) and is found by its words meanwhile. `supersedes=ID` marks the fact of
         that id as replaced by this one: recall leaves it out unless asked for `history`, and
-        forgetting this fact makes it current again."""
+        forgetting this fact makes it current again. `tags="home"` is one tag, not four
+        letters; "home, keys" is two, as the brain_remember tool's tags are."""
         from . import facts
         from .ingest import Gate
 
+        if isinstance(tags, str):
+            tags = [tags]
         settings = self.model_settings()
         fact = facts.remember(self.brain, Gate(settings), text, max_chars=settings.max_chars, tags=tags,
                               project=project, origin=origin, turn=turn, supersedes=supersedes)

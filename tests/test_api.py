@@ -60,6 +60,13 @@ def test_one_path_is_one_path_not_its_letters(tmp_path, brain_path, monkeypatch)
     assert not (tmp_path / "123").exists()
 
 
+def test_tags_given_as_one_string_are_one_tag(brain_path):
+    """tags="home" was stored as the tags h, o, m, e."""
+    with SecondBrain.open(brain_path) as sb:
+        assert sb.remember("The spare key is under the blue pot.", tags="home", embed=False).tags == ["home"]
+        assert sb.facts()[0].tags == ["home"]
+
+
 def test_a_closed_brain_says_so(brain_path):
     """After close(), or in a second `with` block, every call was sqlite3's "Cannot operate
     on a closed database"."""
