@@ -199,6 +199,7 @@ class SecondBrain:
 
         if isinstance(tags, str):
             tags = [tags]
+        _text("project", project)
         settings = self.model_settings()
         fact = facts.remember(self.brain, Gate(settings), text, max_chars=settings.max_chars, tags=tags,
                               project=project, origin=origin, turn=turn, supersedes=supersedes)
@@ -263,11 +264,13 @@ class SecondBrain:
         over every date, and `result.when.fallback` and a note say so."""
         import dataclasses
 
+        if not isinstance(query, str):
+            raise ValueError("the query must be text")
         if not query.strip():
             raise ValueError("the query is empty: say what to look for")
         if kwargs:
             options = RecallOptions.build(**{**_as_dict(options), **kwargs})
-        options = options or RecallOptions()
+        options = _checked(options or RecallOptions())
         self._check_labels(options)
         when = None
         if not (options.no_dates or options.since or options.until):
@@ -351,6 +354,11 @@ class SecondBrain:
         return vector, []
 
 
+# Recall options that name something (matched as text in SQL): a list there reached SQLite as
+# "Error binding parameter 0 - probably unsupported type".
+_TEXT_OPTIONS = ("project", "source", "exclude_source", "role", "path", "format")
+
+
 def _path(path: Any) -> str:
     """A path as the brain's code takes it: text, from a str or a Path."""
     if isinstance(path, (str, os.PathLike)):
@@ -367,6 +375,21 @@ def _paths(paths: Paths) -> list[str]:
     if not isinstance(paths, Iterable):
         raise ValueError(f"paths must be a path or a list of paths, not {type(paths).__name__}")
     return [_path(p) for p in paths]
+
+
+def _text(name: str, value: Any) -> None:
+    """An option that names something is text (or None); anything else is said in one line."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{name} must be text, not {type(value).__name__}")
+
+
+def _checked(options: RecallOptions) -> RecallOptions:
+    """The options recall can use: a Path given as the path filter is its text."""
+    if isinstance(options.path, os.PathLike):
+        options = options.replace(path=os.fspath(options.path))
+    for name in _TEXT_OPTIONS:
+        _text(name, getattr(options, name))
+    return options
 
 
 def _as_dict(options: RecallOptions | None) -> dict:

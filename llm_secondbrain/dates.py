@@ -24,11 +24,12 @@ def _local_midnight(day: date) -> datetime:
     return datetime.combine(day, time()).astimezone()  # the user's zone
 
 
-def parse(text: str, *, end: bool = False, now: datetime | None = None) -> str:
+def parse(text: str | date, *, end: bool = False, now: datetime | None = None) -> str:
     """The UTC instant `text` names. With `end=True` a whole day (a bare date, today,
     yesterday) extends to its end: the instant is the next day's local midnight, to be
-    compared with `<`. Raises ValueError with the accepted forms, and for an instant outside
-    the years 1-9999 (`99999999d`) that dates cannot hold."""
+    compared with `<`. A Python caller's `date` is that bare date and a `datetime` that
+    instant (naive: in the user's zone), as if typed. Raises ValueError with the accepted
+    forms, and for an instant outside the years 1-9999 (`99999999d`) that dates cannot hold."""
     try:
         return _parse(text, end, now or datetime.now().astimezone())
     except _NotADate:
@@ -41,11 +42,21 @@ class _NotADate(ValueError):
     pass
 
 
-def _parse(text: str, end: bool, now: datetime) -> str:
+def _day(day: date, end: bool) -> str:
+    """A whole day in the user's zone: from its midnight, or (`end`) up to the next one."""
+    return _utc(_local_midnight(day + timedelta(days=1 if end else 0)))
+
+
+def _parse(text: str | date, end: bool, now: datetime) -> str:
+    if isinstance(text, datetime):
+        return _utc(text)  # a naive one is read in the user's zone, like a typed wall-clock time
+    if isinstance(text, date):
+        return _day(text, end)
+    if not isinstance(text, str):
+        raise _NotADate(f"not a date: {text!r} (use {HELP}; or a date or datetime)")
     raw = text.strip().lower()
     if raw in ("today", "yesterday"):
-        day = now.date() - timedelta(days=raw == "yesterday")
-        return _utc(_local_midnight(day + timedelta(days=1 if end else 0)))
+        return _day(now.date() - timedelta(days=raw == "yesterday"), end)
     if match := _RELATIVE.match(raw):
         return _utc(now - int(match.group(1)) * _UNITS[match.group(2)])
     bare_date = re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw)
@@ -57,7 +68,7 @@ def _parse(text: str, end: bool, now: datetime) -> str:
     except ValueError:
         raise _NotADate(f"not a date: {text!r} (use {HELP})") from None
     if bare_date:
-        return _utc(_local_midnight(day + timedelta(days=1 if end else 0)))
+        return _day(day, end)
     if moment.tzinfo is None:
         moment = moment.astimezone()  # a wall-clock time in the user's zone
     return _utc(moment)

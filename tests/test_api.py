@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,34 @@ def test_tags_given_as_one_string_are_one_tag(brain_path):
     with SecondBrain.open(brain_path) as sb:
         assert sb.remember("The spare key is under the blue pot.", tags="home", embed=False).tags == ["home"]
         assert sb.facts()[0].tags == ["home"]
+
+
+def test_recall_takes_dates_and_paths_as_python_has_them(tmp_path, brain_path):
+    """since=date(...)/datetime(...) and path=Path(...) were AttributeErrors; a date is the
+    bare date typed (--since 2020-01-01), a datetime that instant."""
+    notes = _notes(tmp_path)
+    with SecondBrain.open(brain_path) as sb:
+        sb.ingest([notes], embed=False)
+        for since in (date(2020, 1, 1), datetime(2020, 1, 1, 14, 30)):
+            assert len(sb.recall("heat pump", since=since, mode="lexical")) == 1
+        assert sb.recall("heat pump", until=date(2020, 1, 1), mode="lexical") == []
+        assert len(sb.recall("heat pump", path=notes / "a.md", mode="lexical")) == 1
+        assert sb.recall("heat pump", path=notes / "b.md", mode="lexical") == []
+
+
+def test_a_wrong_type_is_a_one_line_error(brain_path):
+    """recall(None) was an AttributeError, recall(project=[...]) an sqlite3.InterfaceError,
+    remember(project=[...]) "the fact could not be scrubbed"."""
+    with SecondBrain.open(brain_path) as sb:
+        for query in (None, 123, ["heat"], b"heat"):
+            with pytest.raises(ValueError, match="^the query must be text$"):
+                sb.recall(query)
+        with pytest.raises(ValueError, match="^project must be text, not list$"):
+            sb.recall("heat", project=["notes"])
+        with pytest.raises(ValueError, match="^a fact must be text$"):
+            sb.remember(None)
+        with pytest.raises(ValueError, match="^project must be text, not list$"):
+            sb.remember("The spare key is under the blue pot.", project=["home"])
 
 
 def test_a_closed_brain_says_so(brain_path):
