@@ -198,6 +198,27 @@ def test_the_tool_says_an_empty_query_in_its_answer(run, tmp_path):
     assert "the query is empty" in result.output
 
 
+def _tool_answer(run, arguments: str) -> str:
+    """What brain_recall told the model: echo prints its first request, then the next one
+    carrying the tool's result."""
+    out = run("-m", "echo", "-T", "brain_recall", '{"tool_calls": [{"name": "brain_recall", "arguments": %s}]}'
+              % arguments).stdout
+    _, end = json.JSONDecoder().raw_decode(out)
+    return json.loads(out[end:])["tool_results"][0]["output"]
+
+
+def test_the_tool_answers_a_wrong_argument_in_words_the_model_can_act_on(run, tmp_path):
+    """A null query, or a k that is no number, got Python's words ("'NoneType' object has no
+    attribute 'strip'", "cannot convert float infinity to integer")."""
+    run("brain", "ingest", notes(tmp_path / "n", {"a.md": "The heat pump is serviced in October.\n"}), "--no-embed")
+    for arguments in ('{"query": null}', '{"query": ["heat"]}'):
+        assert _tool_answer(run, arguments) == "brain_recall needs a query: the words to look for"
+    for k in ("[1, 2]", "1e400", '"many"'):
+        assert _tool_answer(run, '{"query": "heat", "k": %s}' % k) == (
+            "brain_recall could not search: k must be a whole number from 1 to 20")
+    assert "heat pump" in _tool_answer(run, '{"query": "heat", "k": "3"}')
+
+
 # -- pipes, signals and progress (real processes) ----------------------------------------------------
 
 

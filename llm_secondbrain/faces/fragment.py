@@ -61,14 +61,26 @@ def fragment(argument: str) -> llm.Fragment:
 
 def tool(query: str, k: int = 5, kind: str = "", exclude_kind: str = "") -> str:
     """The tool answers in words even when the question is wrong: the model can fix it."""
+    if not isinstance(query, str):
+        return "brain_recall needs a query: the words to look for"
     try:
-        result, settings = _search(query, RecallOptions(k=max(1, min(int(k), TOOL_MAX_K)), kind=kind or None,
+        result, settings = _search(query, RecallOptions(k=_tool_k(k), kind=kind or None,
                                                         exclude_kind=exclude_kind or None))
     except ValueError as e:
         from ..scrub import scrub
 
         return f"brain_recall could not search: {scrub(str(e))}"
     return context_text(result, settings.fragment_chars)
+
+
+def _tool_k(k: object) -> int:
+    """The model's k held to 1..TOOL_MAX_K; a number it wrote as text ("3") or 3.0 is taken.
+    What is no number at all (a list, null, 1e400 read as infinity) raised int()'s TypeError or
+    OverflowError, which llm showed the model as Python's words."""
+    try:
+        return max(1, min(int(k), TOOL_MAX_K))
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"k must be a whole number from 1 to {TOOL_MAX_K}") from None
 
 
 def remember(text: str, tags: str = "", project: str = "", turn: str | None = None,
