@@ -483,6 +483,31 @@ def test_eval_scores_golden_queries(run, invoices, tmp_path):
     assert result.exit_code == 1 and "line 1" in result.output
 
 
+def test_eval_says_which_file_and_line_is_wrong(run, tmp_path):
+    """A golden file and its negatives are read in one run: a parse error named no file, bytes
+    that are not UTF-8 no file or line ("'utf-8' codec can't decode byte 0xff in position 0"),
+    a repeated id and an empty negatives file (an empty queries file is an error) passed."""
+    run("brain", "ingest", write_notes(tmp_path / "n", {"a.md": "The heat pump is serviced in October.\n"}),
+        "--no-embed")
+    golden, negatives = tmp_path / "golden.jsonl", tmp_path / "negatives.jsonl"
+    lines = [json.dumps({"id": f"q{i}", "query": f"heat pump {i} " + "x" * 60, "answers": ["n/a.md"]})
+             for i in range(1, 301)]
+    golden.write_text("\n".join(lines) + "\n")
+    cases = [('{"query": "heat"}\nnot json\n', f"{negatives}, line 2: not JSON (Expecting value)"),
+             (b'{"query": "heat"}\n{"query": "pump \xff"}\n', f"{negatives}, line 2: not UTF-8 text"),
+             ('{"id": "n1", "query": "heat"}\n\n{"id": "n1", "query": "pump"}\n',
+              f"{negatives}, lines 1 and 3: both have the id 'n1' (give each its own)"),
+             ("\n", f"no questions in the negatives file {negatives}")]
+    for content, said in cases:
+        (negatives.write_bytes if isinstance(content, bytes) else negatives.write_text)(content)
+        result = run("brain", "eval", golden, "--negatives", negatives, "--mode", "lexical", ok=False)
+        assert result.exit_code == 1 and result.stderr == f"Error: {said}\n"
+    golden.write_bytes("\n".join(lines[:250] + [lines[250].replace("heat", "he\xe6t")] + lines[251:])
+                       .encode("latin-1"))  # past the decoder's first 8 KB block
+    result = run("brain", "eval", golden, "--mode", "lexical", ok=False)
+    assert result.stderr == f"Error: {golden}, line 251: not UTF-8 text\n"
+
+
 def test_eval_scoring_collapses_to_notes_and_matches_suffixes():
     assert answer_matches("git/rebase.md", "/home/me/til/git/rebase.md")
     assert not answer_matches("rebase.md", "/home/me/til/git/interactive-rebase.md")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 if TYPE_CHECKING:
     from ..api import SecondBrain
@@ -23,29 +23,63 @@ METRICS = ("hit@1", "MRR@10", "nDCG@10", "recall@10")
 
 
 def read_queries(lines: Iterable[str], negatives: bool = False) -> list[dict]:
-    """Parse a golden file's lines; a malformed line is a ValueError naming its line number,
-    so a typo in a hand-written file is found at once. `negatives`: a file of questions the
-    brain cannot answer (`answers` empty or absent)."""
-    out = []
-    for number, line in enumerate(lines, start=1):
+    """Parse a golden file's lines; a malformed line is a ValueError naming the file (when
+    `lines` is an open file: a golden file and its negatives are read in one run) and the line
+    number, so a typo in a hand-written file is found at once. `negatives`: a file of questions
+    the brain cannot answer (`answers` empty or absent)."""
+    name = getattr(lines, "name", None)
+    if name is not None:
+        from ..scrub import scrub
+
+        name = scrub(str(name))
+    out, seen = [], {}
+    for number, line in _numbered(lines, name):
+        where = _where(name, f"line {number}")
         if not line.strip():
             continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as e:
-            raise ValueError(f"line {number}: not JSON ({e.msg})") from None
+            raise ValueError(f"{where}: not JSON ({e.msg})") from None
         if not isinstance(row, dict) or not isinstance(row.get("query"), str) or not row["query"].strip():
-            raise ValueError(f"line {number}: needs a \"query\" string")
+            raise ValueError(f"{where}: needs a \"query\" string")
         answers = row.get("answers")
         if negatives:
             if answers:
-                raise ValueError(f"line {number}: a negative has no \"answers\"")
+                raise ValueError(f"{where}: a negative has no \"answers\"")
             answers = []
         elif not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
-            raise ValueError(f"line {number}: needs \"answers\", a list of paths")
-        qid, cls = _printable(str(row.get("id", number)), str(row.get("class") or ALL), row["query"], answers)
+            raise ValueError(f"{where}: needs \"answers\", a list of paths")
+        raw_id = str(row.get("id", number))
+        qid, cls = _printable(raw_id, str(row.get("class") or ALL), row["query"], answers)
+        if raw_id in seen:  # the per-query figures and the negatives answered are named by id
+            raise ValueError(f"{_where(name, f'lines {seen[raw_id]} and {number}')}: both have the id {qid!r} "
+                             "(give each its own)")
+        seen[raw_id] = number
         out.append({"id": qid, "query": row["query"], "answers": answers, "class": cls})
+    if negatives and not out:  # as an empty queries file is an error, not a run that scores nothing
+        raise ValueError(f"no questions in the negatives file{f' {name}' if name else ''}")
     return out
+
+
+def _where(name: str | None, lines: str) -> str:
+    return f"{name}, {lines}" if name else lines
+
+
+def _numbered(lines: Iterable[str], name: str | None) -> Iterator[tuple[int, str]]:
+    """The lines with their numbers; a byte that is not UTF-8 is a ValueError naming its line,
+    where the decoder named a position in the block it was decoding."""
+    lines, number = iter(lines), 0
+    while True:
+        try:
+            line = next(lines)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as e:  # the block starts inside the line after the last read
+            bad = number + 1 + e.object[:e.start].count(b"\n")
+            raise ValueError(f"{_where(name, f'line {bad}')}: not UTF-8 text") from None
+        number += 1
+        yield number, line
 
 
 def _printable(qid: str, cls: str, query: str, answers: list[str]) -> tuple[str, str]:
