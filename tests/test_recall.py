@@ -508,6 +508,27 @@ def test_eval_says_which_file_and_line_is_wrong(run, tmp_path):
     assert result.stderr == f"Error: {golden}, line 251: not UTF-8 text\n"
 
 
+def test_eval_says_when_dense_and_hybrid_answered_lexically(run, tmp_path, ollama, monkeypatch):
+    """With no vectors (or no Ollama) the dense and hybrid rows were lexical figures under
+    their names, and nothing said so."""
+    run("brain", "ingest", write_notes(tmp_path / "n", {"a.md": "The heat pump is serviced in October.\n"}),
+        "--no-embed")
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"id": "q1", "query": "heat pump", "answers": ["n/a.md"]}\n')
+    why = "no vectors yet: answering lexically (run: llm brain embed)"
+    result = run("brain", "eval", golden)
+    assert result.stderr == f"{why} - the hybrid and dense figures are lexical\n"
+    assert "| dense | all | 1 |" in result.stdout
+    assert json.loads(run("brain", "eval", golden, "--json").stdout)["notes"] == {"hybrid": why, "dense": why}
+    run("brain", "embed")
+    result = run("brain", "eval", golden, "--json")
+    assert result.stderr == "" and "notes" not in json.loads(result.stdout)
+    monkeypatch.setenv("OLLAMA_URL", "http://127.0.0.1:9")
+    result = run("brain", "eval", golden, "--mode", "dense", "--mode", "lexical")
+    assert result.stderr.endswith(": answering lexically - the dense figures are lexical\n")
+    assert result.stderr.count("\n") == 1
+
+
 def test_eval_scoring_collapses_to_notes_and_matches_suffixes():
     assert answer_matches("git/rebase.md", "/home/me/til/git/rebase.md")
     assert not answer_matches("rebase.md", "/home/me/til/git/interactive-rebase.md")

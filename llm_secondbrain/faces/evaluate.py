@@ -148,13 +148,17 @@ def evaluate(sb: "SecondBrain", queries: list[dict], modes: Iterable[str], *,
     are the ten best notes at their best chunks - the README's collapse, done by recall.
     `filters` (project, path, source) narrow every search as they narrow recall. With
     `negatives`, "negatives": {mode: {"n", "nothing", "answered": [ids]}}: how many questions
-    the brain cannot answer got "nothing matches", and which did not."""
+    the brain cannot answer got "nothing matches", and which did not. A mode that answered
+    lexically (no vectors, Ollama down) is in "notes": {mode: why}, and said on stderr."""
     filters = {k: v for k, v in (filters or {}).items() if v is not None}
     out: dict = {"modes": {}, "queries": {}}
+    lexical_modes: dict[str, list[str]] = {}  # why -> the modes that answered lexically for it
     for mode in modes:
-        rows, scored = [], []
+        rows, scored, lexically = [], [], []
         for q in queries:
             result = sb.search(q["query"], mode=mode, k=K, per_note=1, **filters)
+            if mode != "lexical" and result.mode == "lexical":  # no query vector: the search said why first
+                lexically.append(result.notes[0])
             notes = collapse_to_notes(h.path for h in result.hits)
             metrics = score_one(notes, q["answers"])
             scored.append((q["class"], metrics))
@@ -162,12 +166,26 @@ def evaluate(sb: "SecondBrain", queries: list[dict], modes: Iterable[str], *,
                          "relevant": result.relevant, "top": notes[:3], **metrics})
         out["modes"][mode] = aggregate(scored)
         out["queries"][mode] = rows
+        if lexically:
+            share = "" if len(lexically) == len(queries) else f" ({len(lexically)} of {len(queries)} queries)"
+            out.setdefault("notes", {})[mode] = lexically[0] + share
+            lexical_modes.setdefault(lexically[0], []).append(mode + share)
         if negatives:
             answered = [q["id"] for q in negatives
                         if (r := sb.search(q["query"], mode=mode, k=K, **filters)).relevant and r.hits]
             out.setdefault("negatives", {})[mode] = {
                 "n": len(negatives), "nothing": len(negatives) - len(answered), "answered": answered}
+    _say_lexical(lexical_modes)
     return out
+
+
+def _say_lexical(lexical_modes: dict[str, list[str]]) -> None:
+    """On stderr, once per reason: these modes' figures are lexical ones under another name,
+    which a user comparing modes must know (`recall --mode dense` says the same)."""
+    import click
+
+    for why, modes in lexical_modes.items():
+        click.echo(f"{why} - the {' and '.join(modes)} figures are lexical", err=True)
 
 
 def table(report: dict) -> str:
