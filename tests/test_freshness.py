@@ -122,6 +122,18 @@ def test_a_missing_root_is_reported_and_its_chunks_kept(run, notes, tmp_path, br
     assert state(brain_path) == ([], [])
 
 
+def test_a_root_folder_a_file_replaced_is_reported_and_its_chunks_kept(run, notes, tmp_path, brain_path):
+    run("brain", "ingest", notes, "--no-embed")
+    before = state(brain_path)
+    notes.rename(tmp_path / "moved")
+    notes.write_text("A file where the notes folder was.\n")
+    result = run("brain", "update", "--no-embed")
+    assert f"{notes}: no longer a folder (a file is there now), its chunks are kept" in result.stdout
+    assert state(brain_path) == before  # not ingested under another project, nothing lost
+    run("brain", "forget", notes)
+    assert state(brain_path) == ([], [])
+
+
 def test_update_without_roots_says_how_to_make_one(run):
     run("brain", "ingest", "-", "--name", "pasted", "--no-embed", input="Standard input is no root.\n")
     result = run("brain", "update", "--no-embed")

@@ -25,15 +25,16 @@ from .worker import ReadWorker
 @dataclass
 class RootResult:
     root: Root
-    status: str  # "updated", "missing" (chunks kept) or "failed"
+    status: str  # "updated", "missing" or "replaced" (chunks kept), or "failed"
     report: IngestReport | None = None
     error: str | None = None
 
     def line(self) -> str:
         if self.status == "updated":
             return f"{self.root.path}: {self.report.summary()}"
-        if self.status == "missing":
-            return (f"{self.root.path}: missing, its chunks are kept (to drop them: "
+        if self.status in ("missing", "replaced"):
+            what = "missing" if self.status == "missing" else "no longer a folder (a file is there now)"
+            return (f"{self.root.path}: {what}, its chunks are kept (to drop them: "
                     f"llm brain roots --remove {self.root.path} and llm brain forget {self.root.path})")
         return f"{self.root.path}: {self.error}"
 
@@ -61,14 +62,18 @@ class UpdateReport:
 def update(brain: Brain, settings: config.Settings, paths: Iterable[str] | None = None, *,
            on_skip=None) -> UpdateReport:
     """Replay every root (or those named) through `ingest` with its remembered options. A
-    missing root is not ingested at all (ingest would remove its files as vanished); a root
-    that fails is reported and the rest go on. Embedding is the caller's."""
+    missing root is not ingested at all (ingest would remove its files as vanished), nor is a
+    folder a file has replaced; a root that fails is reported and the rest go on. Embedding is
+    the caller's."""
     known = roots_mod.all_roots(brain)
     chosen = roots_mod.select(known, paths) if paths else known
     out = UpdateReport()
     for root in chosen:
         if not root.exists:
             out.roots.append(RootResult(root, "missing"))
+            continue
+        if root.path != LLM_LOGS and not root.is_folder and brain.files_under(root.path):
+            out.roots.append(RootResult(root, "replaced"))  # (its files are not the file there now)
             continue
         options = root.replayed()
         run_settings = settings
