@@ -83,8 +83,10 @@ class RecallOptions:
             raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}, not {self.fusion!r}")
         if self.pool < 1 or self.rrf_k < 1 or self.per_note < 1:
             raise ValueError("pool, rrf_k and per_note must be at least 1")
-        if self.pool > MAX_POOL or self.per_note > MAX_PER_NOTE:
-            raise ValueError(f"pool must be at most {MAX_POOL} and per_note at most {MAX_PER_NOTE}")
+        if self.pool > MAX_POOL:
+            raise ValueError(f"pool must be at most {MAX_POOL}")
+        if self.per_note > MAX_PER_NOTE:
+            raise ValueError(f"per-note must be at most {MAX_PER_NOTE}")
         if self.lexical_weight is not None and not 0 <= self.lexical_weight < math.inf:
             raise ValueError("lexical_weight must be a number, at least 0")
         from . import dates
@@ -154,7 +156,7 @@ def click_options(fn):
             kwargs["type"] = click.Choice(f.metadata["choices"])
             kwargs["help"] += f" (default: {f.default})"
         elif kind == "int":
-            kwargs["type"] = click.IntRange(min=f.metadata["minimum"], max=f.metadata["maximum"])
+            kwargs["type"] = click.IntRange(min=f.metadata["minimum"])  # (a maximum: RecallOptions says it in one line)
             kwargs["help"] += f" (default: {f.default})"
         elif kind == "float":
             kwargs["type"] = click.FloatRange(min=f.metadata["minimum"])

@@ -132,7 +132,7 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
                                    **hit.as_dict(), "stale": hit.id in result.stale,
                                    "when": result.when.as_dict() if result.when else None}))
             continue
-        click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}  [{hit.project}]")
+        click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}" + (f"  [{hit.project}]" if hit.project else ""))
         click.echo(f"    {hit.snippet}")
         if hit.superseded_by:
             click.echo(f"    (remembered {hit.ts}; superseded by {hit.superseded_by} on {hit.superseded})")
@@ -307,7 +307,7 @@ def sources_cmd(project, as_json, db_path):
         if as_json:
             click.echo(json.dumps(row))
         else:
-            click.echo(f"{row['path']}\t{row['project']}\t{plural(row['chunks'], 'chunk')}\t{row['ingested']}"
+            click.echo(f"{row['path']}\t{row['project'] or '-'}\t{plural(row['chunks'], 'chunk')}\t{row['ingested']}"
                        f"\t{row['format'] or ''}")
 
 
