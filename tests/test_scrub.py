@@ -83,6 +83,12 @@ def test_keeps_context_around_redactions():
     assert out == "slack:\n  bot_token: '[REDACTED:slack_token]'\n  channel: '#ops'\n"
 
 
+def test_a_redaction_that_stops_at_an_equals_sign_inside_a_token_goes_on_to_its_end():
+    head, tail = r(ALNUM, 30) + r(string.digits, 6), r(ALNUM, 10) + "=" + r(ALNUM, 8)
+    out = scrub(f"the client secret is {head}={tail} for now\npassword=Hytta2024! user=bob\n")
+    assert out == "the client secret is [REDACTED:secret] for now\npassword=[REDACTED:password] user=bob\n"
+
+
 def test_private_key_keeps_armour():
     block, body = pem("RSA PRIVATE KEY")
     out = scrub(block)

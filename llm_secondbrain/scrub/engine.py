@@ -393,8 +393,22 @@ def spans(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] 
     items = _collect(text, strip_emails, _Spans())
     if not items:
         return []
-    items = _everywhere(text, items)
+    items = _run_on(text, _everywhere(text, items))
     return _release(text, _merge(items) if len(items) > 1 else items, allow, counts)
+
+
+_RUN_ON = lazy(r"=[A-Za-z0-9_\-+/.~][A-Za-z0-9_\-=+/.~]*")
+
+
+def _run_on(text: str, items: list) -> list:
+    """A redaction that stops at a "=" inside a run of token characters goes on to the run's
+    end: "…]=whvswm=f93nhbhw" is the same token, and what a rule could not read of it must not
+    be kept (base64 padding, a value with "=" in it). Fail closed."""
+    out = []
+    for s, e, k in items:
+        m = _RUN_ON.match(text, e)
+        out.append((s, m.end() if m else e, k))
+    return out
 
 
 _SURROGATE = lazy("[\ud800-\udfff]")
