@@ -146,6 +146,9 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
          "9gpSrzDCjlwnFcZ3U4G5CoOeOpdZZKRG2pI58RmChere is the key:", False)
 # an Authorization value of punctuation only ("Bearer ........") raised IndexError
 @example("Authorization: Bearer ..........", False)
+# a password read to its cap inside a base64 run kept the run's tail, which the second pass took
+@example("curl -u USERNAME:PASSWORD https://api.example.com/\x85![logo](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEA"
+         "AAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==)", False)
 def test_never_raises_and_is_idempotent(text, emails):
     out, counts = scrub_report(text, strip_emails=emails)
     assert isinstance(out, str)

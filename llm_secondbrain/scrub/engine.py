@@ -397,17 +397,20 @@ def spans(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] 
     return _release(text, _merge(items) if len(items) > 1 else items, allow, counts)
 
 
-_RUN_ON = lazy(r"=[A-Za-z0-9_\-+/.~][A-Za-z0-9_\-=+/.~]*")
+_RUN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
+_RUN_ON = lazy(r"[A-Za-z0-9+/=_\-]+(?:[.~][A-Za-z0-9+/=_\-]+)*")
 
 
 def _run_on(text: str, items: list) -> list:
-    """A redaction that stops at a "=" inside a run of token characters goes on to the run's
-    end: "…]=whvswm=f93nhbhw" is the same token, and what a rule could not read of it must not
-    be kept (base64 padding, a value with "=" in it). Fail closed."""
+    """A redaction that stops inside a run of token characters goes on to the run's end: a
+    rule that read a value to a cap, or to a "=" ("…]=whvswm=f93nhbhw", "…]AfFcSJAAAADUlE…"),
+    cut the same token, and what it could not read must not be kept. Fail closed; the second
+    scrub of the result then finds nothing more, as a first one must."""
     out = []
     for s, e, k in items:
-        m = _RUN_ON.match(text, e)
-        out.append((s, m.end() if m else e, k))
+        if 0 < e < len(text) and text[e] in _RUN and text[e - 1] in _RUN and (text[e] == "=" or text[e - 1] != "="):
+            e = _RUN_ON.match(text, e).end()
+        out.append((s, e, k))
     return out
 
 
