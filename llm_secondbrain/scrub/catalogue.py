@@ -724,6 +724,13 @@ LABEL_RULES: tuple[Rule, ...] = (
         "private_key '⟦{alnum:20}⟧';",
     ),
            counter=('private_key "fake";', 'private_key "";')),
+    Reader("label-is", "label", examples=(
+        'the staging api key is ⟦{alnum:24}⟧',
+        'our travis token was ⟦{small:12}{digits:8}⟧ until March',
+        'the client secret is now ⟦{alnum:10}-{alnum:12}⟧.',
+    ),
+           counter=('the key is important', 'the token is invalid after 2 days', 'the secret key is stored in ~/.ssh/id_rsa',
+                    'the key is F5 on a Mac', 'the api key is in the vault')),
     Reader("label-flag", "label",
         examples=(
             'gpg --batch --passphrase ⟦{alnum:10}!⟧ -c notes.txt',

@@ -429,12 +429,20 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
             pos = j
             sep = " "
             rule = "label-flag"
+        elif cls == _SEC and (im := _IS.match(text, pos)) is not None:
+            # a sentence: "the staging api key is Kq7z…", "our travis token was …" (passwords have
+            # their own prose rule); the value is judged as after a colon
+            pos = im.end()
+            sep = ":"
+            rule = "label-is"
         else:
             return False
     if pos >= n:
         return False
     return _value_at(text, pos, info, sep, spans, rule)
 
+
+_IS = lazy(r"[ \t]+(?:is|was)(?:[ \t]+now)?[ \t]+")
 
 # a tag's head up to the quote of the attribute that names the element's content ("key", "name")
 _ATTR = r"""\s+[\w:.-]+(?:\s*=\s*(?:"[^"\n]*"|'[^'\n]*'|[^\s"'<>=]+))?"""
