@@ -140,14 +140,24 @@ def delimited_cells(text: str, at: int, is_label: Callable[[str], object]
     if compiled(_TABLE).match(text, hb):
         return [], he  # a Markdown table: its delimiter row says so
     labels = {col: said for col, name in enumerate(names) if (said := is_label(name))}
+    return _column_cells(text, he, len(header), labels, cut)
+
+
+def _column_cells(text: str, pos: int, width: int, labels: dict, cut: Callable
+                  ) -> tuple[list[tuple[object, int, int]], int]:
+    """The cells under `labels`' columns in the rows after a header that ends at pos, each row
+    cut by `cut`, down to the first line that is blank or has another number of cells than
+    `width`; and where the rows read end."""
     cells: list[tuple[object, int, int]] = []
-    pos = he
     for _ in range(_MAX_ROWS if labels else 0):
-        if pos + 1 >= len(text):
+        nl = text.find("\n", pos)
+        if nl < 0:
             break
-        bol, eol = _line_at(text, pos + 1)
-        row = cut(text, bol, eol) if eol > bol else []
-        if len(row) != len(header):
+        bol, eol = _line_at(text, nl + 1)
+        if eol == bol:
+            break
+        row = cut(text, bol, eol)
+        if len(row) != width:
             break
         for col, said in labels.items():
             s, e = row[col]
@@ -196,21 +206,4 @@ def csv_cells(text: str, at: int, is_label: Callable[[str], object]) -> tuple[li
         said = is_label(_header(name))
         if said:
             labels[col] = said
-    cells: list[tuple[object, int, int]] = []
-    pos = he
-    for _ in range(_MAX_ROWS if labels else 0):
-        nl = text.find("\n", pos)
-        if nl < 0:
-            break
-        bol, eol = _line_at(text, nl + 1)
-        if eol == bol:
-            break
-        fields = _csv_fields(text, bol, eol)
-        if len(fields) != len(header):
-            break
-        for col, said in labels.items():
-            s, e = fields[col]
-            if e > s:
-                cells.append((said, s, e))
-        pos = eol
-    return cells, pos
+    return _column_cells(text, he, len(header), labels, _csv_fields)
