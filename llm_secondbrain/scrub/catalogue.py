@@ -890,6 +890,10 @@ DETECTORS: tuple[Rule, ...] = (
             'psexec -u DOMAIN\\admin -p ⟦Vinter2026!x⟧\\fx166 cmd',
             'zip -P Vinter2026!x backup.zip notes.txt\nsshpass -p ⟦Vinter2026!y⟧ ssh host',
             "mysql -uroot -p'⟦{alnum:12}!⟧' shop < dump.sql",
+            'alias db="mysql -uroot -p⟦{alnum:12}⟧"',  # a command inside quotes, brackets, $( )
+            'x=$(sshpass -p ⟦{alnum:12}⟧ ssh host uptime)',
+            'subprocess.run(["mysql", "-uroot", "-p⟦{alnum:12}⟧"])',
+            'sqlcmd -S srv -U sa -P ⟦{alnum:12}!⟧ -Q "select 1"',  # SQL Server's tools: capital -P
             'mysql -u root -p⟦{alnum:12}!⟧ -h db analytics',
             "sshpass -p '⟦{alnum:12}!⟧' ssh deploy@10.0.0.1 uptime",
             'docker login -u robot -p ⟦{alnum:12}!⟧ registry.example.com',

@@ -17,7 +17,10 @@ from .patterns import lazy
 
 if TYPE_CHECKING:
     from .engine import _Spans
-_SPLIT = lazy(r"[\s/]+")
+# the words before a flag: a command written inside quotes, brackets or an assignment is the same
+# command ('alias db="mysql -uroot -p…"', '$(mysql …)', 'command: ["redis-server", …]', 'x=mysql …')
+_SPLIT = lazy(r"[\s/\"'`()$=\[\],;]+")
+_CLI_TOOLS_CAPITAL_P = frozenset(("sqlcmd", "bcp", "osql", "isql"))  # SQL Server's tools: -P password
 _USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]+(?!-)\S")  # (with a user: "cp -u -p" updates)
 
 
@@ -78,7 +81,7 @@ def _oracle(text: str, low: str, spans: _Spans) -> None:
 # ---- CLI arguments -------------------------------------------------------------------------
 # (each pattern opens with its literal and looks behind it after: the regex engine then jumps
 # from one occurrence of the literal to the next instead of trying every position)
-_CLI_P = lazy(r"-p(?<![\w-]-p)(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
+_CLI_P = lazy(r"-[pP](?<![\w-]-[pP])(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
 _CLI_USERPASS = lazy(r"-(?<![\w-]-)(?:u|-user|U|-(?:proxy|[a-z]+)-user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
 _CLI_KEY_AS_USER = lazy(r"-(?<![\w-]-)(?:u|-user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{8,64}):\1(?=\s|$)")
 _CLI_REDIS = lazy(r"-(?<![\w-]-)(?:a|-pass)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
@@ -109,7 +112,9 @@ def _cli_p(text: str, low: str, spans: _Spans) -> None:
         glued = text[m.start() + 2] not in " \t"
         words = set(_SPLIT.split(head))
         ok = False
-        if glued and words.intersection(CLI_TOOLS_GLUED):
+        if text[m.start() + 1] == "P":
+            ok = not glued and bool(words.intersection(_CLI_TOOLS_CAPITAL_P))
+        elif glued and words.intersection(CLI_TOOLS_GLUED):
             ok = True
         elif not glued and (words.intersection(CLI_TOOLS_SPACED) or _USER_FLAG.search(head)):
             ok = True
