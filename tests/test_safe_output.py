@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 
 import pytest
 
@@ -62,3 +63,24 @@ def test_passages_are_fenced_labelled_and_flagged(run, tmp_path):
     # the fragment leaves a kind out with -kind:
     prompt = json.loads(run("-m", "echo", "-f", "brain:boiler service -kind:webpage -kind:email", "hi").stdout)["prompt"]
     assert "boiler.md" in prompt and "offer.html" not in prompt and "reminder.eml" not in prompt
+
+
+def test_control_characters_never_reach_the_terminal(run, tmp_path, brain_path):
+    """A mail or a web page anyone can send you, and a file's name: ESC ] 52 would write the
+    terminal's clipboard, ESC [ 2J clear the screen, where a hit or a source is shown."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "page.html").write_text("<html><body><p>Boiler service reminder &#27;]52;c;cm0gLXJmIH4K&#7; "
+                                      "please book &#27;[2J now</p></body></html>")
+    (folder / "m.eml").write_text(MAIL.replace("Reply to book", "Reply \x1b]0;pwned\x07 to book"))
+    (folder / "evil\x1b[2Jname.md").write_text("The boiler note with an odd name.\n")
+    run("brain", "ingest", folder, "--no-embed")
+    run("brain", "remember", "The boiler code is in the blue \x00 folder\x1b[2J")
+    shown = "".join(run("brain", *args).output for args in (
+        ("recall", "boiler", "--mode", "lexical"), ("recall", "boiler", "--explain", "--mode", "lexical"),
+        ("sources",), ("facts",), ("stats",)))
+    assert "boiler" in shown.lower() and not re.search("[\x00-\x08\x0e-\x1f\x7f-\x9f]", shown)
+    conn = sqlite3.connect(brain_path)
+    stored = [v for q in ("SELECT text, title, path, meta, project FROM chunks", "SELECT path FROM files")
+              for row in conn.execute(q) for v in row if isinstance(v, str)]
+    assert stored and not any("\x1b" in v or "\x00" in v for v in stored)

@@ -414,15 +414,20 @@ def _run_on(text: str, items: list) -> list:
     return out
 
 
-_SURROGATE = lazy("[\ud800-\udfff]")
+# control characters but the blanks (tab, line feed, vertical tab, form feed, carriage return)
+# and NEL, C1 controls, and lone UTF-16 surrogates
+_UNSTORABLE = lazy("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff]")
 
 
 def storable(text: str) -> str:
-    """`text` with each lone UTF-16 surrogate replaced by U+FFFD, one character for one (so every
-    span found in it still fits). A notebook's "\\ud800" or a PDF's broken ToUnicode map yields
-    one, and UTF-8 cannot hold it: the brain would refuse the write of every file in its batch.
-    Scrubbing is the gate all stored and printed text passes, so it is made here."""
-    return text if text.isascii() or _SURROGATE.search(text) is None else _SURROGATE.sub("\ufffd", text)
+    """`text` with each character that must not be stored or shown replaced by U+FFFD, one
+    character for one (so every span found in it still fits). A lone UTF-16 surrogate (a
+    notebook's "\\ud800", a PDF's broken ToUnicode map) cannot be written as UTF-8: the brain
+    would refuse the write of every file in its batch. A control character (ESC, BEL, NUL) in a
+    mail, a web page or a file's name would reach the terminal that shows a hit, where
+    "ESC ] 52" writes the clipboard and "ESC [ 2J" clears the screen. Scrubbing is the gate all
+    stored and printed text passes, so it is made here."""
+    return text if _UNSTORABLE.search(text) is None else _UNSTORABLE.sub("\ufffd", text)
 
 
 def _redact(text: str, strip_emails: bool, allow, counts) -> str:

@@ -986,17 +986,14 @@ def _delimited_tables(text: str, low: str, spans: _Spans) -> None:
     """The cells under a secret's column in each table cut by tabs or pipes with no Markdown
     delimiter row (a TSV export, the rows the HTML and DOCX readers write)."""
     done = -1  # the end of the rows last read: a header among them is not read again
-    for m in _STEM.finditer(low):
-        if m.start() <= done:
-            continue
-        bol = low.rfind("\n", 0, m.start()) + 1
-        eol = low.find("\n", m.start())
-        line = low[bol:eol if eol >= 0 else len(low)]
-        if "|" not in line and "\t" not in line:
-            continue
-        cells, done = delimited_cells(text, m.start(), _column_label)
-        for info, cs, ce in cells:
-            _cell(text, info, cs, ce, spans, "delimited-table")
+    for m in _CUT_LINE_STEM.finditer(low):  # (a line cut by a pipe or a tab, at its first stem)
+        if m.start(1) > done:
+            cells, done = delimited_cells(text, m.start(1), _column_label)
+            for info, cs, ce in cells:
+                _cell(text, info, cs, ce, spans, "delimited-table")
+
+
+_CUT_LINE_STEM = lazy(r"(?m)^(?=[^\n]*[|\t])[^\n]*?(" + "|".join(re.escape(w) for w in LABEL_STEMS) + ")")
 
 
 def _bundler(text: str, low: str, spans: _Spans) -> None:

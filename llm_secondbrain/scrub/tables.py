@@ -128,17 +128,16 @@ def delimited_cells(text: str, at: int, is_label: Callable[[str], object]
     cell of the header a name, down to the first line with another number of cells; and where
     the rows read end."""
     hb, he = _line_at(text, at)
-    cut = _tab_cells if "\t" in text[hb:he] else _pipe_cells if "|" in text[hb:he] else None
-    if cut is None:
-        return [], he
+    inner = text[hb:he].strip(" \t|")  # (two cells at least: a cut between them)
+    cut = _tab_cells if "\t" in inner else _pipe_cells if "|" in inner else None
+    if cut is None or compiled(_TABLE).match(text, hb):
+        return [], he  # (a Markdown table: its delimiter row says so, and markdown_cells reads it)
     header = cut(text, hb, he)
     if not 1 < len(header) <= _MAX_COLUMNS or he >= len(text):
         return [], he
     names = [_header(text[s:e]) for s, e in header]
     if not all(compiled(_HEADER_NAME).fullmatch(name) for name in names):
         return [], he  # a header names its columns; this line is data, code or prose
-    if compiled(_TABLE).match(text, hb):
-        return [], he  # a Markdown table: its delimiter row says so
     labels = {col: said for col, name in enumerate(names) if (said := is_label(name))}
     return _column_cells(text, he, len(header), labels, cut)
 

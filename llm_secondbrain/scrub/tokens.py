@@ -166,10 +166,11 @@ def _tokens(text: str, low: str, spans: _Spans, skip: list) -> None:
             s += 2  # "https://ghp_…@github.com": a token as the URL's user (not a host) starts after the slashes
             tok = tok[2:]
             url_user = text.startswith("@", e)
-        if _vendor(text, s, e, spans) or any(
-                _vendor(text, j.end(), e, spans) for j in _JOINED.finditer(text, s, e - 9)):
+        if _vendor(text, s, e, spans):
             continue
         if has_digit(tok) is None:
+            continue  # (a vendor's random body holds a digit: a run without one is a word or a path)
+        if any(_vendor(text, j.end(), e, spans) for j in _JOINED.finditer(text, s, e - 9)):
             continue
         if url_user:
             _url_user(text, s, e, tok, spans)
