@@ -90,7 +90,7 @@ def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Ite
     if supersedes is not None:
         if isinstance(supersedes, bool) or not isinstance(supersedes, int):
             raise ValueError("supersedes is the id of a fact (a whole number, from: llm brain facts)")
-        if not brain.conn.execute("SELECT 1 FROM facts WHERE id = ?", (supersedes,)).fetchone():
+        if not _held(brain, supersedes):
             raise BrainError(f"no fact {supersedes} to supersede (list them with: llm brain facts)")
     body, tag_list, (project, origin, turn) = gate.fact(text, split_tags(tags), [project, origin, turn])
     body = tidy(body)
@@ -186,12 +186,17 @@ def facts(brain: Brain) -> list[Fact]:
 def forget(brain: Brain, fact_id: int) -> None:
     """Remove a fact everywhere: its row, its chunk, its search entry and vector. A fact it
     superseded is current again (store.Brain.forget)."""
-    exists = brain.conn.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone()
-    if not exists:
+    if not _held(brain, fact_id):
         raise BrainError(f"no fact {fact_id} (list them with: llm brain facts)")
     with brain.write():
         brain.forget(paths=[f"{PREFIX}{fact_id}"])
         brain.conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
+
+
+def _held(brain: Brain, fact_id: int) -> bool:
+    """Is there a fact of this id? (An id past SQLite's integers is none: it was an OverflowError.)"""
+    return -2**63 <= fact_id < 2**63 and brain.conn.execute(
+        "SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is not None
 
 
 COLUMNS = "id, text, tags, project, origin, turn, created, superseded_by, superseded"

@@ -168,3 +168,10 @@ def test_a_newer_fact_supersedes_the_older_until_it_is_forgotten(run, brain_path
         assert fact.supersedes == 2 and [h.citation for h in brain.recall("boiler service interval")] == ["fact:4"]
         with pytest.raises(ValueError, match="cannot supersede itself"):
             brain.remember("The boiler service interval is 12 months again", supersedes=4)
+
+
+def test_an_id_past_what_sqlite_holds_is_no_fact(run):
+    run("brain", "remember", "The boiler is serviced in May")
+    for args in (("remember", "hello", "--supersedes", "9" * 23), ("forget", "--fact", str(2 ** 63))):
+        result = run("brain", *args, ok=False)
+        assert result.exit_code == 1 and result.output.startswith("Error: no fact "), result.output
