@@ -744,17 +744,18 @@ class Brain:
     def closed(self) -> bool:
         return isinstance(self.conn, _Closed)
 
-    def checkpoint(self) -> bool:
-        """Fold the WAL into the file and empty it; False (with a note) when a reader in
-        another process kept it from being emptied."""
+    def checkpoint(self, *, say: bool = True) -> bool:
+        """Fold the WAL into the file and empty it; False (with a note, unless not `say`) when a
+        reader in another process kept it from being emptied."""
         # a reader elsewhere may hold the WAL for as long as it likes: wait a little, not a minute
         self.conn.execute(f"PRAGMA busy_timeout = {int(CHECKPOINT_WAIT_S * 1000)}")
         busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         wal = Path(f"{self.path}-wal")
         if busy or (wal.exists() and wal.stat().st_size):
-            self.notes.append("another process has the brain open (a watch or MCP server?): what was "
-                              "removed may linger in its -wal file until the next command finishes the job")
+            if say:
+                self.notes.append("another process has the brain open (a watch or MCP server?): what was "
+                                  "removed may linger in its -wal file until the next command finishes the job")
             return False
         return True
 
@@ -1085,7 +1086,7 @@ class Brain:
         finally:
             self._gathered = None
 
-    def purge_search_index(self) -> None:
+    def purge_search_index(self) -> bool:
         """After rows were deleted or rewritten, rebuild the FTS5 index's segments so the old
         terms are gone from the file, not merely marked deleted, then write the index's rows
         again into fresh pages. (secure_delete zeroes what is deleted, but a B-tree page that
@@ -1094,7 +1095,8 @@ class Brain:
         own 'secure-delete' option would work per row, but it changes the index format so
         that SQLite before 3.42 (Debian 12's, many Pythons') can no longer read it:
         `sqlite-utils search` and Datasette would break. Costs two rewrites of the index, once
-        per command that deleted something."""
+        per command that deleted something. True when it purged."""
+        purged = self._purge
         if self._purge:
             with self.write():
                 self.conn.execute("INSERT INTO fts_chunks(fts_chunks) VALUES ('optimize')")
@@ -1103,6 +1105,7 @@ class Brain:
                 self.conn.execute("INSERT INTO fts_chunks_data SELECT * FROM temp.fts_copy")
                 self.conn.execute("DROP TABLE temp.fts_copy")
             self._purge = False
+        return purged
 
     def _delete_ids(self, ids: Iterable[int]) -> int:
         """Delete chunks by id; the FTS rows go by trigger, the vectors here (same transaction)."""

@@ -355,6 +355,26 @@ def test_watch_keeps_the_chunks_of_a_root_that_disappears(tmp_path, run, brain_p
     assert state(brain_path) == before
 
 
+def test_a_running_watch_leaves_no_removed_text_in_the_wal(tmp_path, run, brain_path):
+    notes = tmp_path / "notes"
+    write(notes, {"alpha.md": NOTES["alpha.md"]})
+    run("brain", "ingest", notes, "--no-embed")
+    watcher = Watcher("--no-embed")
+    try:
+        watcher.wait_for("watching 1 roots")
+        (notes / "cw.md").write_text("The codeword is xylophonequartz for the meeting.\n")
+        watcher.wait_for(" changed: ")
+        watcher.settle()
+        (notes / "cw.md").unlink()
+        watcher.wait_for(" changed: ")
+        watcher.settle()
+        wal = Path(f"{brain_path}-wal")  # read while watch still runs: a backup would copy it now
+        assert not wal.exists() or b"xylophonequartz" not in wal.read_bytes()
+    finally:
+        code = watcher.stop()
+    assert code == 0, watcher.seen
+
+
 def test_watch_embeds_each_batch(tmp_path, run, ollama):
     notes = tmp_path / "notes"
     write(notes, {"alpha.md": NOTES["alpha.md"]})

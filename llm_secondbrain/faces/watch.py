@@ -132,7 +132,8 @@ class Watch:
             known = roots_mod.all_roots(self.sb.brain)  # a forget meanwhile is followed from this batch on
             report, touched = upkeep.reconcile(self.sb.brain, self.sb.model_settings(), paths, known)
             roots_mod.mark_updated(self.sb.brain, touched)
-            self.sb.brain.purge_search_index()  # what a batch replaced leaves no trace, watch running or not
+            if self.sb.brain.purge_search_index():  # what a batch replaced leaves no trace, watch running or not:
+                self.sb.brain.checkpoint(say=False)  # not in the -wal either (the next batch tries again)
             embedding = self.sb.embed_pending_quietly() if self.embed else None
             missing = [r.path for r in self.watched if not os.path.exists(r.path)]
             yield Batch(datetime.now(), len(paths), report, embedding, missing)
