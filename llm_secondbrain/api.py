@@ -270,7 +270,7 @@ class SecondBrain:
             raise ValueError("the query is empty: say what to look for")
         if kwargs:
             options = RecallOptions.build(**{**_as_dict(options), **kwargs})
-        options = _checked(options or RecallOptions())
+        options = self._as_stored(_checked(options or RecallOptions()))
         self._check_labels(options)
         when = None
         if not (options.no_dates or options.since or options.until):
@@ -311,6 +311,18 @@ class SecondBrain:
             result.stale, files = stale_hits(self.brain, result.hits)
         result.notes = notes + result.notes + ([stale_note(len(files))] if files else [])
         return result
+
+    def _as_stored(self, options: RecallOptions) -> RecallOptions:
+        """A project or source as the brain stores it: scrubbed, as ingest stored the label
+        (`--project pw=…` is kept as 'pw=[REDACTED:password]', and found by what was typed)."""
+        labels = {name: getattr(options, name) for name in ("project", "source", "exclude_source")
+                  if getattr(options, name) is not None}
+        if not labels:
+            return options
+        from .ingest.gate import Gate
+
+        gate = Gate(self.settings)
+        return options.replace(**{name: gate.label(value) or value for name, value in labels.items()})
 
     def _check_labels(self, options: RecallOptions) -> None:
         """A project, source or role the brain does not hold is a typo more often than a

@@ -297,6 +297,13 @@ def test_an_error_repeats_what_was_typed_scrubbed(tmp_path, brain_path, run):
     assert "could not search" in answer and not leaks(secret, answer)
 
 
+def test_a_project_named_with_a_secret_is_found_by_what_was_typed(tmp_path, brain_path, run):
+    project = f"pw={password()}!"
+    run("brain", "ingest", "-", "--name", "harps", "--project", project, "--no-embed", input="A note about harps.\n")
+    out = run("brain", "recall", "harps", "--project", project, "--mode", "lexical").output
+    assert "A note about harps" in out and not leaks(project.split("=")[1], out)
+
+
 def test_a_query_leaves_scrubbed(tmp_path, run, ollama):
     secret = token()
     (tmp_path / "n").mkdir()
