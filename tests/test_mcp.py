@@ -248,6 +248,17 @@ def test_every_line_gets_an_answer_malformed_params_a_parse_error_a_bad_date(not
     assert by_id[7]["result"]["structuredContent"]["hits"][0]["citation"].endswith("boiler.md:1")
 
 
+def test_a_line_refused_just_before_standard_input_ends_is_still_answered(notes):
+    init = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "1"}}})
+    for bad in ("not json", "[1]"):  # (piping a request in and reading the answers: how one tries a server)
+        done = subprocess.run([sys.executable, "-m", "llm", "brain", "mcp"], input=f"{init}\n{bad}\n",
+                              capture_output=True, text=True, env=server_env(), timeout=60)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        answers = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [a.get("id") for a in answers] == [1, None] and "error" in answers[1], done.stdout
+
+
 def test_a_long_query_is_refused_at_once_and_a_slow_call_times_out_while_others_answer(notes, stub, monkeypatch):
     monkeypatch.setenv("SECONDBRAIN_CALL_SECONDS", "1")
     stub.delay = 4  # every embedding request: the hybrid recall waits on it

@@ -309,15 +309,22 @@ def serve(brain: SecondBrain, *, read_only: bool = False) -> None:
         replies, unanswered = anyio.create_memory_object_stream[types.JSONRPCError](64)
         lines = _Checked(anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8",
                                                           errors="replace")), replies)
+        late: list[types.JSONRPCError] = []
         async with stdio_server(stdin=lines) as (read, write), anyio.create_task_group() as group:
 
             async def answer() -> None:
                 async for reply in unanswered:
-                    await write.send(SessionMessage(reply))
+                    try:
+                        await write.send(SessionMessage(reply))
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        late.append(reply)  # standard input ended and the SDK closed its writer
 
             group.start_soon(answer)
             await server.run(read, write, server.create_initialization_options())
-            group.cancel_scope.cancel()
+            # (the answers to invalid lines end with standard input: `answer` drains them, then ends)
+        for reply in late:  # the client may still be reading: they go out once stdout is ours again
+            sys.stdout.write(reply.model_dump_json(by_alias=True, exclude_none=True) + "\n")
+        sys.stdout.flush()
 
     try:
         anyio.run(main)
@@ -335,14 +342,17 @@ class _Checked:
         self.replies = replies
 
     async def __aiter__(self):
-        async for line in self.stdin:
-            if not line.strip():
-                continue
-            reply = _reply_to_invalid(line)
-            if reply is None:
-                yield line
-            elif reply is not False:
-                await self.replies.send(reply)
+        try:
+            async for line in self.stdin:
+                if not line.strip():
+                    continue
+                reply = _reply_to_invalid(line)
+                if reply is None:
+                    yield line
+                elif reply is not False:
+                    await self.replies.send(reply)
+        finally:
+            self.replies.close()  # no more answers: the task writing them ends when they are out
 
 
 def _reply_to_invalid(line: str) -> types.JSONRPCError | bool | None:
