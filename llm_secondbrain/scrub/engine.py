@@ -463,13 +463,18 @@ def explain(text: str, *, strip_emails: bool = False,
     released = sorted(Release(*r) for r in found.released)
     if not items:
         return [], released
-    items = _everywhere(text, items)
+    items = _run_on(text, _everywhere(text, items))
     merged = _merge(items) if len(items) > 1 else items
     kept = set(_release(text, merged, allow, None))
     trace = sorted(found.trace)
     out = []
+    j, active = 0, []  # the trace entries that may still overlap a span (spans come in order)
     for s, e, kind in merged:
-        rules = sorted({r for ts, te, _, r in trace if ts < e and te > s}) or ["propagated"]
+        while j < len(trace) and trace[j][0] < e:
+            active.append(trace[j])
+            j += 1
+        active = [t for t in active if t[1] > s]
+        rules = sorted({r for ts, te, _, r in active if ts < e}) or ["propagated"]
         if (s, e, kind) not in kept:
             rules = ["allowed"]
         out.append(Redaction(s, e, kind, tuple(rules)))
