@@ -82,17 +82,18 @@ def scrub_document(fields: Sequence[str], sections: Sequence[str], *, strip_emai
                    remembered: Remembered | None = None) -> tuple[list[str], list[str], Counter]:
     """Scrub a document's `fields` (name, title, metadata values) and `sections` in one scope;
     returns them scrubbed, in the same order, and the kinds redacted (each secret counted once,
-    however many parts it touched). `hints` join the scope last and are neither returned nor
-    counted: another reading of a field (a file name without its extension), so that a value
-    found there is redacted in the field as written. With `remembered`, a value the document's
-    earlier versions redacted is redacted here too, and what this version redacts is noted."""
+    however many parts it touched). `hints` join the scope first, set apart as fields are, and
+    are neither returned nor counted: another reading of a field (a file name without its
+    extension), so that a value found there is redacted in the field as written. With
+    `remembered`, a value the document's earlier versions redacted is redacted here too, and
+    what this version redacts is noted."""
     pieces: list[str] = []
     bounds: list[tuple[int, int]] = []
     pos = 0
-    for i, part in enumerate([*fields, *sections, *hints]):
+    heads = len(hints) + len(fields)  # (a blank line after each: no label reads across it)
+    for i, part in enumerate([*hints, *fields, *sections]):
         if i:
-            after_field = i <= len(fields)
-            glue = FIELD_GLUE if after_field else ("" if pieces[-1].endswith("\n") else "\n")
+            glue = FIELD_GLUE if i <= heads else ("" if pieces[-1].endswith("\n") else "\n")
             pieces.append(glue)
             pos += len(glue)
         pieces.append(part)
@@ -107,13 +108,13 @@ def scrub_document(fields: Sequence[str], sections: Sequence[str], *, strip_emai
         for s, e, kind in found:
             if e - s in _KEEP and not any(c.isspace() for c in text[s:e]):
                 remembered.found[remembered.digest(text[s:e])] = kind
-    told = bounds[-len(hints) - 1][1] if hints else len(text)  # (the end of what is returned)
+    told = bounds[len(hints) - 1][1] if hints else 0  # (what is returned starts after the hints)
     for s, _, kind in found:
-        if s < told:
+        if s >= told:
             counts[kind] += 1
     out: list[str] = []
     first = 0
-    for a, b in bounds[:len(bounds) - len(hints)]:
+    for a, b in bounds[len(hints):]:
         while first < len(found) and found[first][1] <= a:
             first += 1
         cut = []
