@@ -92,7 +92,7 @@ class RecallOptions:
         from . import dates
         from .recall import kind
 
-        if self.format is not None:  # (the README's table writes PDF, DOCX: the ids are lower-case)
+        if isinstance(self.format, str):  # (the README's table writes PDF, DOCX: the ids are lower-case)
             object.__setattr__(self, "format", self.format.strip().lower())
             if self.format not in FORMATS:
                 raise ValueError(f"no format {self.format!r}: formats are {', '.join(FORMATS)}")

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, TextIO
 
 from ..config import Settings
+from ..scrub import Remembered
 from ..store import Batch, Brain, BrainError
 from ..wording import plural
 from . import roots as roots_mod
 from . import sources
-from ..scrub import Remembered
 from .gate import Gate, allow_patterns
 from .readers import CUT
 from .worker import ReadCost, ReadWorker
