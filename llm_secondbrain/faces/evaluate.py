@@ -158,7 +158,7 @@ def evaluate(sb: "SecondBrain", queries: list[dict], modes: Iterable[str], *,
         for q in queries:
             result = sb.search(q["query"], mode=mode, k=K, per_note=1, **filters)
             if mode != "lexical" and result.mode == "lexical":  # no query vector: the search said why first
-                lexically.append(result.notes[0])
+                lexically.append(result.notes[0] if result.notes else "no query vector: answering lexically")
             notes = collapse_to_notes(h.path for h in result.hits)
             metrics = score_one(notes, q["answers"])
             scored.append((q["class"], metrics))
