@@ -126,11 +126,11 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
         if not as_json:  # --json: no lines is the answer, as before
             click.echo("nothing in the brain matches", err=True)
         return
+    when = result.when.as_dict() if as_json and result.when else None  # (once: it scrubs what was searched)
     for rank, hit in enumerate(result.hits, start=1):
         if as_json:
             click.echo(json.dumps({"rank": rank, "mode": result.mode, "scale": result.scale,
-                                   **hit.as_dict(), "stale": hit.id in result.stale,
-                                   "when": result.when.as_dict() if result.when else None}))
+                                   **hit.as_dict(), "stale": hit.id in result.stale, "when": when}))
             continue
         click.echo(f"{rank:>2}. {hit.score:.4f}  {hit.citation}" + (f"  [{hit.project}]" if hit.project else ""))
         click.echo(f"    {hit.snippet}")
@@ -148,9 +148,7 @@ def _when_line(when) -> str:
     """--explain's account of the time phrase read from the query."""
     if when.fallback:
         return f"[time: {when.phrase!r} = {when.shown} (your time zone): nothing there matched, searched every date]"
-    from ..scrub import scrub
-
-    return f"[time: {when.phrase!r} = {when.shown} (your time zone); searched for {scrub(when.rest)!r}]"
+    return f"[time: {when.phrase!r} = {when.shown} (your time zone); searched for {when.as_dict()['searched']!r}]"
 
 
 def _a_number(value: float) -> float:
