@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from . import engine
+from .patterns import lazy
 
 FIELD_GLUE = "\n\n"
 
@@ -37,7 +38,7 @@ class Remembered:
 
 
 # a word as it may stand around a value: opening and closing punctuation, a label glued by = or :
-_WORD = re.compile(r"\S{6,}")
+_WORD = lazy(r"\S{6,}")
 _LEAD = "([{<\"'`*"
 _TRAIL = ")]}>\"'`*.,;:!?"
 _KEEP = range(6, 257)  # the lengths of value remembered (a word is at least six characters)

@@ -993,7 +993,7 @@ def _delimited_tables(text: str, low: str, spans: _Spans) -> None:
                 _cell(text, info, cs, ce, spans, "delimited-table")
 
 
-_CUT_LINE_STEM = lazy(r"(?m)^(?=[^\n]*[|\t])[^\n]*?(" + "|".join(re.escape(w) for w in LABEL_STEMS) + ")")
+_CUT_LINE_STEM = lazy(r"(?m)^(?=[^\n]*[|\t])[^\n]*?(" + _STEM.src + ")")
 
 
 def _bundler(text: str, low: str, spans: _Spans) -> None:
