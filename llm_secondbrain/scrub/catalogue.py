@@ -747,6 +747,25 @@ LABEL_RULES: tuple[Rule, ...] = (
     ),
            counter=('the key is important', 'the token is invalid after 2 days', 'the secret key is stored in ~/.ssh/id_rsa',
                     'the key is F5 on a Mac', 'the api key is in the vault')),
+    Reader("label-elsewhere", "label", examples=(
+        'clé API : ⟦{alnum:24}⟧',
+        "la clé d'API est ⟦{alnum:24}⟧",
+        'chave de API: ⟦{alnum:24}⟧',
+        'chiave API: ⟦{alnum:24}⟧',
+        'klucz API: ⟦{alnum:24}⟧',
+        'ключ API: ⟦{alnum:24}⟧',
+        'API-kulcs: ⟦{alnum:24}⟧',
+        'API anahtarı: ⟦{alnum:24}⟧',
+        'jeton : ⟦{small:12}{digits:8}⟧',
+        'токен: ⟦{alnum:24}⟧',
+        'API密钥：⟦{alnum:24}⟧',
+        'API密钥是⟦{alnum:24}⟧',
+        'APIキーは ⟦{alnum:24}⟧ です',
+        'アクセストークン: ⟦{alnum:24}⟧',
+        'API 키: ⟦{alnum:24}⟧',
+    ),
+           counter=('parola chiave: Python3x', 'clé USB: SanDisk64GB', 'chiave: Casa2024', 'la chiave è sotto il vaso',
+                    'ключ: 12345678', 'キーボード: Logicool2024', '키보드: Logi2024x', 'la clé est sous le paillasson')),
     Reader("label-flag", "label",
         examples=(
             'gpg --batch --passphrase ⟦{alnum:10}!⟧ -c notes.txt',
@@ -825,9 +844,23 @@ LABEL_RULES: tuple[Rule, ...] = (
         'Het wachtwoord voor de wifi is ⟦Sommer2022!⟧',
         'The vault passphrase is ⟦meadow-pickle-biscuit-horse-90⟧',
         'the wifi password is ⟦Hytta-{digits:4}⟧ now',
+        'wifi şifresi: ⟦Kq7{alnum:9}!⟧',  # more languages (SECRET_WORDS_ELSEWHERE)
+        'Ο κωδικός είναι ⟦Kq7{alnum:9}!⟧',
+        'كلمة المرور: ⟦Kq7{alnum:9}!⟧',
+        'הסיסמה היא ⟦Kq7{alnum:9}!⟧',
+        'पासवर्ड: ⟦Kq7{alnum:9}!⟧',
+        'Mật khẩu là ⟦Kq7{alnum:9}!⟧',
+        'kata sandi: ⟦Kq7{alnum:9}!⟧',
+        'รหัสผ่านคือ ⟦Kq7{alnum:9}!⟧',
+        'lozinka: ⟦Kq7{alnum:9}!⟧',
+        'parola: ⟦Kq7{alnum:9}!⟧',
+        'slaptažodis: ⟦Kq7{alnum:9}!⟧',
+        'رمز عبور: ⟦Kq7{alnum:9}!⟧',
     ),
            counter=(
                'asking the user for passwords using plymouth(8), wall(1)',
+               'parola chiave: Python3',
+               '密码学 2024年',
            )),
 )
 
@@ -1113,6 +1146,94 @@ SECRET_WORDS = frozenset(
     "accesstoken refreshtoken idtoken sessiontoken privatekey secretkey accesskey accountkey "
     "sharedaccesskey appkey masterkey dockerconfigjson dockercfg appid sig clientsecret "
     "passkey skey".split())  # skey: Duo's secret key
+# A password's, a key's or a token's word in the other languages people write notes in, as prose
+# and labels write it (lower-cased): (the literal stem the label scan finds it by; the forms that
+# count as the word, a regular expression starting with the stem; the label the value after it is
+# judged as: "password" (prose.py), "token" or a bare "key" (labels._key_elsewhere)). A key's word
+# takes the qualifier after it where its language puts it ("clé API", "chave de API": judged as
+# "API key"). The stems are the scan's way in (labels.SCAN_STEMS), so none may begin another.
+# Where a word also means something else, its forms say which ("parola chiave" is a keyword).
+# Examples: the prose-password and label-elsewhere readers'.
+SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
+    # passwords
+    ("pass", r"passwords?|passwort(?:e|s)?|passe|passord(?:et)?|pass|passphrase|passcode", "password"),
+    ("pw", r"pw|pwd", "password"),
+    ("kennwort", r"kennwort", "password"),
+    ("mdp", r"mdp", "password"),
+    ("contrase", r"contraseña|contrasena|contrasenya", "password"),  # Spanish, Catalan
+    ("contrasin", r"contrasinal", "password"),  # Galician
+    ("clave", r"clave", "password"),
+    ("lösenord", r"lösenord(?:et)?", "password"),
+    ("losenord", r"losenord(?:et)?", "password"),
+    ("adgangskode", r"adgangskode(?:n)?", "password"),
+    ("kodeord", r"kodeord(?:et)?", "password"),
+    ("wachtwoord", r"wachtwoord", "password"),
+    ("wagwoord", r"wagwoord", "password"),  # Afrikaans
+    ("senha", r"senha", "password"),
+    ("salasana", r"salasana", "password"),
+    ("hasło", r"hasło", "password"),
+    ("haslo", r"haslo", "password"),
+    ("heslo", r"heslo", "password"),  # Czech, Slovak
+    ("jelszó", r"jelszó", "password"),
+    ("jelszo", r"jelszo", "password"),
+    ("şifre", r"şifre(?:si|niz|m)?", "password"),  # Turkish
+    ("sifre", r"sifre(?:si|niz|m)?", "password"),
+    ("parol", r"parola(?:sı|si)?(?! chiave)|parolă", "password"),  # Turkish, Romanian, Italian's "parola d'ordine"
+    ("lozink", r"lozink[aeiu]", "password"),  # Croatian, Serbian, Bosnian
+    ("gesl", r"gesl[oa]", "password"),  # Slovenian
+    ("parool", r"parool(?:i)?", "password"),  # Estonian
+    ("slaptažod", r"slaptažod(?:is|į|žio)", "password"),  # Lithuanian
+    ("lykilorð", r"lykilorð(?:ið)?", "password"),  # Icelandic
+    ("pasahitz", r"pasahitza?", "password"),  # Basque
+    ("cyfrinair", r"cyfrinair", "password"),  # Welsh
+    ("fjalëkalim", r"fjalëkalim(?:i)?", "password"),  # Albanian
+    ("nenosiri", r"nenosiri", "password"),  # Swahili
+    ("mật khẩu", r"mật khẩu", "password"),  # Vietnamese
+    ("kata sandi", r"kata sandi(?:nya)?", "password"),  # Indonesian
+    ("kata laluan", r"kata laluan", "password"),  # Malay
+    ("парол", r"парол[а-яё]*", "password"),  # Russian, Ukrainian, Bulgarian
+    ("лозинк", r"лозинк[аеиу]", "password"),  # Serbian, Macedonian
+    ("κωδικ", r"κωδικ(?:ός|ος|ού|ου|ό|ο)(?: πρόσβασης)?", "password"),  # Greek
+    ("συνθηματικ", r"συνθηματικ(?:ό|ο)", "password"),
+    ("كلمة", r"كلمة (?:المرور|السر)", "password"),  # Arabic
+    ("رمز", r"رمز عبور", "password"),  # Persian
+    ("گذرواژه", r"گذرواژه", "password"),
+    ("סיסמ", r"סיסמ(?:אות|ה|א|ת)", "password"),  # Hebrew
+    ("पासवर्ड", r"पासवर्ड", "password"),  # Hindi
+    ("পাসওয়ার্ড", r"পাসওয়ার্ড", "password"),  # Bengali
+    ("கடவுச்சொல்", r"கடவுச்சொல்", "password"),  # Tamil
+    ("پاس ورڈ", r"پاس ورڈ", "password"),  # Urdu
+    ("รหัสผ่าน", r"รหัสผ่าน", "password"),  # Thai
+    ("პაროლ", r"პაროლი?", "password"),  # Georgian
+    ("գաղտնաբառ", r"գաղտնաբառ(?:ը)?", "password"),  # Armenian
+    ("密码", r"密码", "password"),
+    ("密碼", r"密碼", "password"),
+    ("口令", r"口令", "password"),
+    ("パスワード", r"パスワード", "password"),
+    ("비밀번호", r"비밀번호", "password"),
+    ("암호", r"암호", "password"),
+    # keys and tokens
+    ("clé", r"clé(?: (?:d'|de l')?api| secrète| privée| d'accès)?", "key"),  # French
+    ("chiave", r"chiave(?: (?:dell'|di )?api| segreta| privata| di accesso)?", "key"),  # Italian
+    ("chave", r"chave(?: (?:de |da )?api| secreta| privada| de acesso)?", "key"),  # Portuguese
+    ("klucz", r"klucz(?:a)?(?: api| prywatny| tajny| dostępu)?", "key"),  # Polish
+    ("ключ", r"ключ(?:а)?(?: api| доступа)?", "key"),  # Russian
+    ("anahtar", r"anahtar(?:ı|i)?", "key"),  # Turkish ("API anahtarı")
+    ("kulcs", r"kulcs(?:a)?", "key"),  # Hungarian ("API-kulcs")
+    ("avain", r"avain", "key"),  # Finnish ("API-avain")
+    ("jeton", r"jeton(?: d'accès| d'api)?", "token"),  # French
+    ("токен", r"токен(?:а)?(?: доступа)?", "token"),
+    ("密钥", r"密钥", "token"),  # Chinese
+    ("秘钥", r"秘钥", "token"),
+    ("金鑰", r"金鑰", "token"),
+    ("密鑰", r"密鑰", "token"),
+    ("令牌", r"令牌", "token"),
+    ("キー", r"キー", "key"),  # Japanese ("APIキー")
+    ("トークン", r"トークン", "token"),
+    ("シークレット", r"シークレット", "token"),
+    ("키", r"키", "key"),  # Korean ("API 키")
+    ("토큰", r"토큰", "token"),
+)
 # qualifiers that turn a bare "key" into a secret key
 KEY_QUALIFIERS = frozenset(
     "api secret private access account app application master encryption enc signing sign "
@@ -1232,6 +1353,7 @@ CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport",
 CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 PROSE_CONNECTORS = frozenset(
     "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "
+    "és este on yra ni là adalah ialah είναι هي هو היא הוא है คือ "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
     "midlertidig vorläufiges provisoire default -> => - – — →".split())
 PROSE_STOPS = frozenset("like such e.g. eg. example z.b. zb som wie comme como zoals".split())

@@ -82,7 +82,7 @@ def _init() -> None:
         _PLAN = [(rule, _pattern_reader(rule) if isinstance(rule, Pattern) else readers[rule.id]) for rule in DETECTORS]
         private_keys = next(r.keywords for r in TOKEN_RULES if r.id == "private-key")
         _PREFILTER = _Prefilter([_words(rule.keywords) for rule in DETECTORS] + [_words(private_keys)],
-                                labels.LABEL_STEMS)
+                                labels.SCAN_STEMS)
         _READY = True
 
 
@@ -109,7 +109,7 @@ def _words(keywords: tuple) -> tuple[frozenset, tuple]:
 
 class _Prefilter:
     """One pass over a lower-cased text: which rules' keywords it holds, and where the stems a
-    label can hold stand (``labels.LABEL_STEMS``).
+    label or a secret's word in prose can hold stand (``labels.SCAN_STEMS``).
 
     A word looked for with ``in`` is a scan of the text, and most words are absent from most
     texts: looking for each of the catalogue's ~60 words in turn scanned a text ~60 times, and

@@ -19,13 +19,13 @@ import re
 from typing import TYPE_CHECKING
 
 from .catalogue import (AUTH_SCHEMES, CODE_WORDS, FLAG_NOUNS, FUSED_PASS_PREFIXES, KEY_QUALIFIERS, LABEL_TRAILERS,
-                        NOT_A_VALUE, PAGING_WORDS, PASSWORD_WORDS, PAT_OWNERS, SECRET_WORDS, SERVICES, SPACED_LABELS,
-                        WIFI_WORDS)
+                        NOT_A_VALUE, PAGING_WORDS, PASSWORD_WORDS, PAT_OWNERS, SECRET_WORDS, SECRET_WORDS_ELSEWHERE,
+                        SERVICES, SPACED_LABELS, WIFI_WORDS)
 from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _PWD, _SEC, _WEAK, _b64_creds,
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
 from .patterns import lazy
-from .prose import _app_password, _prose_kw
+from .prose import _app_password, _prose_kw, after_word
 from .tables import csv_cells, delimited_cells, markdown_cells
 
 if TYPE_CHECKING:
@@ -175,12 +175,38 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
                     done = _unpacked(text, a, b, info, spans)
             if len(spans.items) > n and text[spans.items[-1][0] - 1] not in "\"'`":
                 repeat = (ident, spans.items[-1][1])  # a bare value: it runs on over what follows
-        if not done and stem in _PW_STEMS:
+        if not done and stem in _KEY_WORDS:
+            _key_elsewhere(text, low, i, stem, spans)
+        elif not done and stem in _PW_STEMS:
             if pw_char < i:
                 pm = _PW_CHAR.search(text, i)
                 pw_char = pm.start() if pm is not None else len(text)
             if pw_char < i + _PROSE_REACH:  # else no word after it can be a password
                 _prose_kw(text, low, i, spans, words)
+
+
+_QUALIFIER_BEFORE = lazy(r"(?<![a-z])(?:api|secret|private|access)[- \t]?$")
+_KEY_SEP = lazy(r"[ \t\u3000]*(?:[:=：＝]|(?:est|è|é|es|jest|je|ist|är|er|is|это|on|yra|este|és)(?=[ \t]))[ \t\u3000]*")
+
+
+def _key_elsewhere(text: str, low: str, i: int, stem: str, spans: _Spans) -> None:
+    """A key's or a token's word in another language at i ("clé API : …", "chave de API: …",
+    "API-kulcs: …", "API密钥：…", "APIキー: …", "API 키: …"), then a colon or its language's
+    "is": the value after it is judged as an English "API key: …" would be."""
+    e, past = after_word(low, i, _KEY_WORDS[stem])
+    if e < 0:
+        return
+    if past == e or not low[e:past].strip(" \t\u3000"):  # no particle ("は", "是"): a sign or an "is"
+        sm = _KEY_SEP.match(low, e)
+        if sm is None or sm.end() == e:
+            return
+        past = sm.end()
+    # judged as "API key" when a qualifier stands beside the word ("clé API", "API-kulcs"), else
+    # as "token" (a token's or a secret key's word) or as a bare "key", which wants a random value
+    label = _KEY_WORDS_KIND[stem]
+    if " " in low[i:e] or _QUALIFIER_BEFORE.search(low, max(0, i - 10), i) is not None:
+        label = "api_key"
+    _value_at(text, past, _label_info(label), ":", spans, "label-elsewhere")
 
 
 _WORD_BEFORE = lazy(r"[A-Za-z0-9-]{1,14}$")
@@ -237,13 +263,16 @@ def _spaced_key(text: str, a: int, ident: str, info: tuple) -> tuple:
     return info
 
 
-# The stems a label can hold, lower-cased. None is the start of another, so at most one stands at
-# any position. "pat" counts only where no letter follows ("GITHUB_PAT", not "path").
+# The stems a label can hold, lower-cased (an identifier's, a column's name). None is the start of
+# another, so at most one stands at any position. "pat" counts only where no letter follows
+# ("GITHUB_PAT", not "path"). The scan also finds the stems of SECRET_WORDS_ELSEWHERE (SCAN_STEMS):
+# words of prose, looked for in a sentence, not in a name or a table's header.
 LABEL_STEMS = ("pass", "pw", "psk", "pat", "secret", "sig", "sleutel", "schlüssel", "schlussel", "senha",
                "salasana", "token", "key", "kennwort", "kodeord", "auth", "appid", "adgangskode", "cred",
                "contrase", "clave", "dockerc", "lösenord", "losenord", "wachtwoord", "mdp", "nøkkel", "nokkel",
                "nyckel", "nøgle", "nogle", "hasło", "haslo", "heslo", "jelszó", "jelszo",
                "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호")
+SCAN_STEMS = tuple(dict.fromkeys((*LABEL_STEMS, *(stem for stem, _, _ in SECRET_WORDS_ELSEWHERE))))
 _STEM_AT_END = frozenset(("pat",))
 _STEM = lazy("|".join(re.escape(w) + ("(?![a-z])" if w in _STEM_AT_END else "") for w in LABEL_STEMS))
 _ASCII_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
@@ -299,9 +328,10 @@ def _label_info(ident: str) -> tuple:
 # not judged one by one.
 _PW_CHAR = lazy(r"[0-9!#$%&*?@^~\x80-\U0010ffff]")
 _PROSE_REACH = 12 + 90
-_PW_STEMS = frozenset(("pass", "pw", "kennwort", "lösenord", "losenord", "wachtwoord", "contrase",
-                       "kodeord", "adgangskode", "mdp", "clave", "senha", "salasana", "hasło", "haslo",
-                       "heslo", "jelszó", "jelszo", "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호"))
+_PW_STEMS = frozenset(stem for stem, _, kind in SECRET_WORDS_ELSEWHERE if kind == "password")
+# a key's or a token's word in another language: its forms (SECRET_WORDS_ELSEWHERE) by stem
+_KEY_WORDS = {stem: lazy(forms) for stem, forms, kind in SECRET_WORDS_ELSEWHERE if kind != "password"}
+_KEY_WORDS_KIND = {stem: kind for stem, _, kind in SECRET_WORDS_ELSEWHERE if kind != "password"}
 
 
 _IDRUN = lazy(r"[\w.\-]{0,49}")

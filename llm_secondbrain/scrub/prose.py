@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .catalogue import (DEFAULT_PASSWORDS, LOGIN_IS, NOT_A_VALUE, PASS_NEXT, PLACEHOLDER_WORDS, PROSE_CONNECTORS,
-                        PROSE_STOPS)
+                        PROSE_STOPS, SECRET_WORDS_ELSEWHERE)
 from .filters import _MARK, _PH_INNER_RE, _placeholder, _pw_shape, _random_letters
 from .patterns import lazy
 
@@ -44,36 +44,46 @@ def _app_passwords(text: str, low: str, spans: _Spans) -> None:
 
 
 # ---- passwords in prose -----------------------------------------------------------------------
-_PROSE_KW = lazy(
-    r"(?:passwords?|passwort(?:e|s)?|passe|passord(?:et)?|kennwort|pw|pwd|pass|passphrase|passcode|"
-    r"mot de passe|mdp|contraseña|contrasena|clave|lösenord(?:et)?|losenord(?:et)?|adgangskode(?:n)?|"
-    r"kodeord(?:et)?|wachtwoord|senha|salasana|hasło|haslo|heslo|jelszó|jelszo|парол[а-яё]*|"
-    r"密码|密碼|口令|パスワード|비밀번호|암호)(?![a-z0-9_])")
-# Chinese, Japanese and Korean write no spaces: a password word there may follow other characters
-# ("数据库密码"), take a particle ("密码是", "パスワードは", "비밀번호는") and be glued to its value
-_WIDE = lazy(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_PARTICLE = lazy(r"(?:是|为|為|は|が|는|은|가|이)?[ \t\u3000]*")
+_PROSE_KW = lazy("(?:" + "|".join(forms for _, forms, kind in SECRET_WORDS_ELSEWHERE if kind == "password")
+                 + ")(?![a-z0-9_])")
+# Chinese, Japanese, Korean and Thai write no spaces, and Hebrew glues "the" and prepositions to
+# a word: a password word there may follow other characters ("数据库密码", "הסיסמה"), take a
+# particle ("密码是", "パスワードは", "비밀번호는", "รหัสผ่านคือ") and be glued to its value
+_WIDE = lazy(r"[\u0590-\u05ff\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_PARTICLE = lazy(r"(是|为|為|は|が|는|은|가|이|คือ|)[ \t\u3000]*")
 _PAIR_KW = lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials|zugang(?:sdaten)?|innlogging|pålogging|brukernavn|benutzer(?:name)?|username|user|bruker|nas|router|account|konto|identifiants|usuario)(?![a-z0-9_])")
 _WORD = lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"
 _TRIM_R = ")]\"'`>*_.,:;"
 
 
-def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
-    """A password word found at i: if it is a whole word, look for the password after it."""
+def after_word(low: str, i: int, forms) -> tuple[int, int]:
+    """(where a secret's word, one of `forms` (a compiled pattern), found at i ends; where the
+    particle after it ends, in a script without spaces), or (-1, -1) when the word is part of
+    another ("密码学", cryptography; "repass") or is not followed by a blank, a colon or an
+    equals sign."""
     wide = _WIDE.match(low, i) is not None
     if i > 0 and not wide and (low[i - 1].isalnum() or low[i - 1] == "_"):
-        return
-    m = _PROSE_KW.match(low, i)
+        return -1, -1
+    m = forms.match(low, i)
     if m is None:
-        return
-    e = m.end()
+        return -1, -1
+    e = past = m.end()
     if wide:
-        e = _PARTICLE.match(low, e).end()
-        if e < len(low) and _WIDE.match(low, e):
-            return  # another word goes on: "密码学" (cryptography)
+        particle = _PARTICLE.match(low, e)
+        if particle.end(1) == e and e < len(low) and _WIDE.match(low, e):
+            return -1, -1  # another word goes on: "密码学" (cryptography)
+        past = particle.end()
     elif e < len(low) and low[e] not in " \t:=\u00a0：＝" and not (
             low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
+        return -1, -1
+    return e, past
+
+
+def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
+    """A password word found at i: if it is a whole word, look for the password after it."""
+    _, e = after_word(low, i, _PROSE_KW)
+    if e < 0:
         return
     if e < len(low) and low[e] in ":=：＝":
         e += 1  # a glued 'password=%DB_PW%': the value is what follows the sign, not '=%DB_PW%'
