@@ -856,11 +856,23 @@ LABEL_RULES: tuple[Rule, ...] = (
         'parola: ⟦Kq7{alnum:9}!⟧',
         'slaptažodis: ⟦Kq7{alnum:9}!⟧',
         'رمز عبور: ⟦Kq7{alnum:9}!⟧',
+        'nova šifra za wifi je ⟦Kq7{alnum:9}!⟧',
+        'Kirjaudu salasanalla ⟦Sommer-Kesa-42⟧',
+        '⟦Kq7{alnum:9}!⟧ is the new password for the NAS',  # the value first
+        '⟦Sommer_Hytta_88⟧ est le nouveau mot de passe du routeur',
+        '⟦Sommer_Hytta_88⟧ — это новый пароль от роутера',
+        '⟦Hytta2024x⟧ là mật khẩu mới',
     ),
            counter=(
                'asking the user for passwords using plymouth(8), wall(1)',
                'parola chiave: Python3',
+               'Palabra clave: Python3x',
                '密码学 2024年',
+               'Passord til hyttekontoen på Finn.',
+               'E2fsck now uses less CPU time in pass 5',
+               'Fixed bug12345 - Don\'t pass deprecated options to gtkdoc',
+               "cls.data1 = cls._read_csv(join(pwd, './data/set-1.csv'))",
+               'uses: actions/checkout@v4.2.2 # if password != confirm_password',
            )),
 )
 
@@ -1162,7 +1174,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("mdp", r"mdp", "password"),
     ("contrase", r"contraseña|contrasena|contrasenya", "password"),  # Spanish, Catalan
     ("contrasin", r"contrasinal", "password"),  # Galician
-    ("clave", r"clave", "password"),
+    ("clave", r"(?<!palabra )clave", "password"),  # (a "palabra clave" is a keyword)
     ("lösenord", r"lösenord(?:et)?", "password"),
     ("losenord", r"losenord(?:et)?", "password"),
     ("adgangskode", r"adgangskode(?:n)?", "password"),
@@ -1170,12 +1182,17 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("wachtwoord", r"wachtwoord", "password"),
     ("wagwoord", r"wagwoord", "password"),  # Afrikaans
     ("senha", r"senha", "password"),
-    ("salasana", r"salasana", "password"),
+    ("salasana", r"salasana(?:lla|n|ksi|a)?", "password"),
     ("hasło", r"hasło", "password"),
     ("haslo", r"haslo", "password"),
     ("heslo", r"heslo", "password"),  # Czech, Slovak
+    ("heslem", r"heslem", "password"),
+    ("hesla", r"hesla", "password"),
     ("jelszó", r"jelszó", "password"),
     ("jelszo", r"jelszo", "password"),
+    ("jelszav", r"jelszav(?:a|át|ak)", "password"),
+    ("šifr", r"šifr(?:a|e|u|om)", "password"),  # Croatian, Serbian, Bosnian
+    ("шифр", r"шифр(?:а|е|у|ом)", "password"),
     ("şifre", r"şifre(?:si|niz|m)?", "password"),  # Turkish
     ("sifre", r"sifre(?:si|niz|m)?", "password"),
     ("parol", r"parola(?:sı|si)?(?! chiave)|parolă", "password"),  # Turkish, Romanian, Italian's "parola d'ordine"
@@ -1211,6 +1228,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("口令", r"口令", "password"),
     ("パスワード", r"パスワード", "password"),
     ("비밀번호", r"비밀번호", "password"),
+    ("비번", r"비번", "password"),
     ("암호", r"암호", "password"),
     # keys and tokens
     ("clé", r"clé(?: (?:d'|de l')?api| secrète| privée| d'accès)?", "key"),  # French
@@ -1228,6 +1246,21 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("金鑰", r"金鑰", "token"),
     ("密鑰", r"密鑰", "token"),
     ("令牌", r"令牌", "token"),
+    ("klíč", r"klíč(?:e)?(?: api)?", "key"),  # Czech
+    ("kľúč", r"kľúč(?:a)?(?: api)?", "key"),  # Slovak
+    ("ključ", r"ključ(?:a)?(?: (?:za )?api)?", "key"),  # Croatian, Serbian, Slovenian
+    ("кључ", r"кључ(?:а)?(?: (?:за )?api)?", "key"),  # Serbian
+    ("chei", r"chei(?:e|a)(?: api)?", "key"),  # Romanian
+    ("κλειδ", r"κλειδί(?: api)?", "key"),  # Greek
+    ("مفتاح", r"مفتاح(?: api)?", "key"),  # Arabic
+    ("khóa", r"khóa(?: api)?", "key"),  # Vietnamese
+    ("kunci", r"kunci(?: api)?", "key"),  # Indonesian, Malay
+    ("คีย์", r"คีย์(?: ?api)?", "key"),  # Thai
+    ("टोकन", r"टोकन", "token"),  # Hindi
+    ("โทเค็น", r"โทเค็น", "token"),  # Thai
+    ("טוקן", r"טוקן", "token"),  # Hebrew
+    ("توكن", r"توكن", "token"),  # Arabic
+    ("מפתח", r"מפתח(?: api)?", "key"),  # Hebrew
     ("キー", r"キー", "key"),  # Japanese ("APIキー")
     ("トークン", r"トークン", "token"),
     ("シークレット", r"シークレット", "token"),
@@ -1334,6 +1367,12 @@ DIGEST_BEFORE = ("sha256=", "sha256:", "sha384=", "sha512=", "sha512-", "sha384-
 CONTEXT_WORDS = ("token", "secret", "key", "passw", "passord", "kennwort", "credential", "nøkkel",
              "nokkel", "schlüssel", "clé", "clave", "nyckel", "sleutel", "nøgle", "bearer",
              "webhook", "dsn", " pat")
+# ... in other languages: the stems of SECRET_WORDS_ELSEWHERE (English's "pass" and "pw" aside, too
+# short to count inside any word) and the words for "secret" a key's or a token's name may hold
+CONTEXT_WORDS_ELSEWHERE = (*(stem for stem, _, _ in SECRET_WORDS_ELSEWHERE if stem not in ("pass", "pw", "mdp")),
+                           "secret", "segret", "секрет", "シークレット", "시크릿", "秘密", "सीक्रेट", "ซีเคร็ต",
+                           "سري", "סוד", "tajn", "titkos", "salainen", "sekret", "hemlig", "geheim", "bí mật",
+                           "rahasia", "gizli", "μυστικ", "비번", "lösen")
 # words that say "this long string is a hash / id / public thing"
 NOT_SECRET_CONTEXT = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "signingkey", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
             "integrity", "commit", "hash", "cert", "request_id", "request-id", "request id", "trace", "uuid",
@@ -1353,7 +1392,7 @@ CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport",
 CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 PROSE_CONNECTORS = frozenset(
     "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "
-    "és este on yra ni là adalah ialah είναι هي هو היא הוא है คือ "
+    "és este on yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
     "midlertidig vorläufiges provisoire default -> => - – — →".split())
 PROSE_STOPS = frozenset("like such e.g. eg. example z.b. zb som wie comme como zoals".split())

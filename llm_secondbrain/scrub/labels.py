@@ -25,7 +25,7 @@ from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _P
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
 from .patterns import lazy
-from .prose import _app_password, _prose_kw, after_word
+from .prose import _app_password, _prose_before, _prose_kw, after_word
 from .tables import csv_cells, delimited_cells, markdown_cells
 
 if TYPE_CHECKING:
@@ -178,6 +178,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
         if not done and stem in _KEY_WORDS:
             _key_elsewhere(text, low, i, stem, spans)
         elif not done and stem in _PW_STEMS:
+            _prose_before(text, low, i, spans, words)
             if pw_char < i:
                 pm = _PW_CHAR.search(text, i)
                 pw_char = pm.start() if pm is not None else len(text)

@@ -46,11 +46,13 @@ def _app_passwords(text: str, low: str, spans: _Spans) -> None:
 # ---- passwords in prose -----------------------------------------------------------------------
 _PROSE_KW = lazy("(?:" + "|".join(forms for _, forms, kind in SECRET_WORDS_ELSEWHERE if kind == "password")
                  + ")(?![a-z0-9_])")
-# Chinese, Japanese, Korean and Thai write no spaces, and Hebrew glues "the" and prepositions to
-# a word: a password word there may follow other characters ("数据库密码", "הסיסמה"), take a
+# Chinese, Japanese, Korean and Thai write no spaces, and Hebrew and Arabic glue "the", "and" and
+# prepositions to a word: a password word there may follow other characters ("数据库密码",
+# "הסיסמה", "وكلمة المرور"), take a
 # particle ("密码是", "パスワードは", "비밀번호는", "รหัสผ่านคือ") and be glued to its value
-_WIDE = lazy(r"[\u0590-\u05ff\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_PARTICLE = lazy(r"(是|为|為|は|が|는|은|가|이|คือ|)[ \t\u3000]*")
+_WIDE = lazy(r"[\u0590-\u06ff\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_THAI = lazy(r"[\u0e00-\u0e7f]")
+_PARTICLE = lazy(r"(是|为|為|は|が|는|은|가|이|です|คือ|)[ \t\u3000]*")
 _PAIR_KW = lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials|zugang(?:sdaten)?|innlogging|pålogging|brukernavn|benutzer(?:name)?|username|user|bruker|nas|router|account|konto|identifiants|usuario)(?![a-z0-9_])")
 _WORD = lazy(r"\S+")
 _TRIM_L = "([\"'`<*_"
@@ -71,8 +73,8 @@ def after_word(low: str, i: int, forms) -> tuple[int, int]:
     e = past = m.end()
     if wide:
         particle = _PARTICLE.match(low, e)
-        if particle.end(1) == e and e < len(low) and _WIDE.match(low, e):
-            return -1, -1  # another word goes on: "密码学" (cryptography)
+        if particle.end(1) == e and e < len(low) and _WIDE.match(low, e) and not _THAI.match(low, e):
+            return -1, -1  # another word goes on: "密码学" (cryptography); Thai runs its words together
         past = particle.end()
     elif e < len(low) and low[e] not in " \t:=\u00a0：＝" and not (
             low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
@@ -94,6 +96,39 @@ def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
         if w is None or w.group() not in PASS_NEXT:
             return
     _prose_after(text, low, e, spans, words)
+
+
+_IS = LOGIN_IS | {"=", ":", "was", "war", "var", "lautet"}  # (a copula, not "for" or "til")
+_BEFORE_WORDS = 6  # a password written before its word stands at most this many words before it
+_DASHES = frozenset("–—")
+
+
+def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
+    """A password written before its word, as many languages put the new value first:
+    "Vq9!mLz3Ht is the new password", "Chaton_Gris_88 est le nouveau mot de passe", "Matryoshka_77
+    — это новый пароль", "SaiGon_Mua88 là mật khẩu mới". Within _BEFORE_WORDS words of the
+    password word on its line: a word shaped as a password, with a digit, right before a
+    word that connects ("is", "est", "là") or a dash, which says the sentence is about that word
+    (a tag in code before a comment on passwords is not, nor a name assigned with "="); the first
+    such word, and none before a word that stops the look ("like", "e.g.")."""
+    e = after_word(low, i, _PROSE_KW)[0]
+    if e < 0 or low.startswith("pass", i) and e - i == 4:
+        return  # ("pass" is a verb and a count too: "E2fsck now uses less time in pass 5")
+    bol = max(low.rfind("\n", 0, i) + 1, i - 120)
+    found = list(_WORD.finditer(text, bol, i))[-_BEFORE_WORDS - 1:]
+    for k, wm in enumerate(found[:-1] if found and found[-1].end() >= i else found):
+        key = wm.span()
+        judged = words.get(key)
+        if judged is None:
+            judged = words[key] = _judge_word(wm.group(), key[0])
+        stop, tok, s, shape, bad, _, _, _ = judged
+        if stop:
+            return
+        nxt = found[k + 1].group().lower() if k + 1 < len(found) else ""
+        if not bad and shape in (1, 2) and any(c.isdigit() for c in tok) and (
+                (nxt in PROSE_CONNECTORS and nxt[:1].isalpha()) or nxt in _DASHES):
+            spans.add(s, s + len(tok), "password", text, "prose-password")
+            return
 
 
 def _pairs(text: str, low: str, spans: _Spans) -> None:
@@ -220,7 +255,7 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         if nxt < end and low[nxt] not in "\r\n":
             wrapped = _line_end(low, nxt, end)
     after_connector = True  # right after the keyword counts as a connector
-    after_copula = pos > 0 and low[pos - 1] in ":="
+    after_copula = after_is = pos > 0 and low[pos - 1] in ":="
     count = 0
     for wm in _WORD.finditer(text, pos, wrapped):
         if wm.start() > eol and not (after_connector and count):
@@ -232,7 +267,10 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         stop, tok, s, shape, bad, connector, copula, typed = judged
         if stop or (typed and after_copula):
             return  # (a signature: "password: str, method: str = 'scrypt'" gives no value)
-        if shape == 2 or (shape == 1 and after_connector) or (shape == _QUOTED and after_copula):
+        # (letters alone count only after "is" or a sign: after "til", "for", "to" a word that
+        # merely reads as random to an English eye names what the password is for: "hyttekontoen")
+        if shape == 2 or (shape == 1 and after_connector and (after_is or not tok.isalpha())) or (
+                shape == _QUOTED and after_copula):
             if not bad:
                 spans.add(s, s + len(tok), "password", text, "prose-password")
             return
@@ -240,6 +278,7 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         if count > 8:
             return
         after_connector, after_copula = connector, copula
+        after_is = copula and wm.group().lower() in _IS
 
 
 # a URL, a number, a file name, SOPS ciphertext; or code: a quote inside the word ('$p="",$q="0"') or an

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .catalogue import (BENIGN_BEFORE, CONTEXT_WORDS, DIGEST_BEFORE, DIGEST_LENGTHS, HEX_CONTEXT_WORDS,
+from .catalogue import (BENIGN_BEFORE, CONTEXT_WORDS, CONTEXT_WORDS_ELSEWHERE, DIGEST_BEFORE, DIGEST_LENGTHS, HEX_CONTEXT_WORDS,
                         HOLDER_LABELS, HOLDER_TAGS, ID_PREFIXES, NOT_SECRET_CONTEXT, REFERENCE_BEFORE, SERVICES,
                         SHAPES, VENDOR_SEPARATORS, FUSED_SECRET_ENDINGS)
 from .filters import (CONTEXT_TOKEN, TOKEN, _CASE_HUMP, _HAS_DIGIT, _HEX, _MARK, _NOT, _classes, _code_name,
@@ -509,7 +509,7 @@ _HEX2 = lazy(r"[0-9a-fA-F]{2}")
 
 
 _MARK_RE = lazy(r"\[redacted:[a-z0-9_]*\]")
-_CTX_GOOD_RE = lazy("|".join(map(re.escape, CONTEXT_WORDS)))  # one scan instead of a word at a time
+_CTX_GOOD_RE = lazy("|".join(map(re.escape, CONTEXT_WORDS + CONTEXT_WORDS_ELSEWHERE)))  # one scan instead of a word at a time
 _CTX_BAD_RE = lazy("|".join(map(re.escape, NOT_SECRET_CONTEXT)))
 # the context words a label can end in: inside a longer name they may name something else
 _CTX_LABEL_WORDS = frozenset(("token", "secret", "key", "passw", "credential"))
