@@ -595,6 +595,15 @@ TOKEN_RULES: tuple[Rule, ...] = (
 LABEL_RULES: tuple[Rule, ...] = (
     Reader("label-assignment", "label", examples=(
         '"password": "⟦Kq7{alnum:9}!⟧",',
+        'PASSWORD_DB=⟦Kq7{alnum:9}⟧',  # the system it is for, after the secret's word
+        'contraseña_bd: ⟦Kq7{alnum:9}⟧',  # other languages' words (PASSWORD_WORDS, FOREIGN_KEY_WORDS)
+        'mot_de_passe: "⟦Kq7{alnum:9}⟧"',
+        'HASLO_BD=⟦Kq7{alnum:9}⟧',
+        'CHIAVE_API=⟦{small:12}{digits:8}⟧',
+        'API-kulcs: ⟦{small:12}{digits:8}⟧',
+        'API 키: ⟦{small:12}{digits:8}⟧',
+        'κλειδί_api: ⟦{small:12}{digits:8}⟧',
+        'kata_laluan: "⟦Kq7{alnum:9}⟧"',
         'DB_PASSWORD = b"⟦Kq7{alnum:9}!⟧"',  # a string's prefix: Python's b, r, f, u; C#'s $ and @
         "password = u'⟦Kq7{alnum:9}!⟧'",
         'var password = $"⟦Kq7{alnum:9}!⟧";',
@@ -754,7 +763,6 @@ LABEL_RULES: tuple[Rule, ...] = (
         'chiave API: ⟦{alnum:24}⟧',
         'klucz API: ⟦{alnum:24}⟧',
         'ключ API: ⟦{alnum:24}⟧',
-        'API-kulcs: ⟦{alnum:24}⟧',
         'API anahtarı: ⟦{alnum:24}⟧',
         'jeton : ⟦{small:12}{digits:8}⟧',
         'токен: ⟦{alnum:24}⟧',
@@ -762,7 +770,6 @@ LABEL_RULES: tuple[Rule, ...] = (
         'API密钥是⟦{alnum:24}⟧',
         'APIキーは ⟦{alnum:24}⟧ です',
         'アクセストークン: ⟦{alnum:24}⟧',
-        'API 키: ⟦{alnum:24}⟧',
     ),
            counter=('parola chiave: Python3x', 'clé USB: SanDisk64GB', 'chiave: Casa2024', 'la chiave è sotto il vaso',
                     'ключ: 12345678', 'キーボード: Logicool2024', '키보드: Logi2024x', 'la clé est sous le paillasson')),
@@ -829,7 +836,7 @@ LABEL_RULES: tuple[Rule, ...] = (
         '数据库密码：⟦Kq7{alnum:9}!⟧',  # Chinese, Japanese, Korean, Russian; a full-width colon
         '服务器的密码是⟦Kq7{alnum:9}!⟧，请保密',
         'パスワードは ⟦Kq7{alnum:9}!⟧ です',
-        '비밀번호: ⟦Kq7{alnum:9}!⟧',
+        '비밀번호는 ⟦Kq7{alnum:9}!⟧ 입니다',
         'пароль от роутера: ⟦Kq7{alnum:9}!⟧',
         'password：⟦Kq7{alnum:9}!⟧',
         'New hire: temp password for Okta is ⟦Sommer2022!⟧ - change it on first login.',
@@ -852,9 +859,9 @@ LABEL_RULES: tuple[Rule, ...] = (
         'Mật khẩu là ⟦Kq7{alnum:9}!⟧',
         'kata sandi: ⟦Kq7{alnum:9}!⟧',
         'รหัสผ่านคือ ⟦Kq7{alnum:9}!⟧',
-        'lozinka: ⟦Kq7{alnum:9}!⟧',
+        'nova lozinka je ⟦Kq7{alnum:9}!⟧',
         'parola: ⟦Kq7{alnum:9}!⟧',
-        'slaptažodis: ⟦Kq7{alnum:9}!⟧',
+        'naujas slaptažodis yra ⟦Kq7{alnum:9}!⟧',
         'رمز عبور: ⟦Kq7{alnum:9}!⟧',
         'nova šifra za wifi je ⟦Kq7{alnum:9}!⟧',
         'Kirjaudu salasanalla ⟦Sommer-Kesa-42⟧',
@@ -1152,7 +1159,17 @@ PASSWORD_WORDS = frozenset(
     "lösenord losenord lösenordet wachtwoord contraseña contrasena adgangskode adgangskoden "
     "kodeord kodeordet senha salasana hasło haslo heslo jelszó jelszo psk mdp motdepasse "
     "passin passout storepass keypass srcstorepass deststorepass srckeypass destkeypass "
-    "kspass tspass requirepass masterauth masterpass".split())
+    "kspass tspass requirepass masterauth masterpass".split()) | frozenset(
+    # other languages', as an identifier writes them (mot_de_passe, contraseña_bd, HASLO_BD, mat_khau)
+    "contrasenya contrasinal wagwoord parool lozinka geslo slaptazodis slaptažodis sifre şifre matkhau "
+    "mậtkhẩu katasandi katalaluan hesla jelszó jelszavak lykilord lykilorð пароль парола лозинка κωδικός "
+    "κωδικοσ كلمةالمرور رمزعبور סיסמה סיסמא पासवर्ड รหัสผ่าน 密码 密碼 パスワード 비밀번호 암호 비번".split())
+# a key's word in other languages: a bare key (judged as "key" is), an API key beside "api"
+# (CHIAVE_API, API_KLUC, kunci_api)
+FOREIGN_KEY_WORDS = frozenset(
+    "nøkkel nokkel schlüssel schluessel nyckel sleutel nøgle nogle chiave chave clé klucz kluc kljuc ključ "
+    "klic klíč kľúč cheie kulcs avain anahtar anahtari raktas võti voti ключ кључ κλειδί مفتاح کلید מפתח "
+    "khoa khóa kunci キー 키 密钥 秘钥".split())
 SECRET_WORDS = frozenset(
     "secret token apikey credential credentials creds authorization auth authtoken "
     "accesstoken refreshtoken idtoken sessiontoken privatekey secretkey accesskey accountkey "
@@ -1234,7 +1251,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("clé", r"clé(?: (?:d'|de l')?api| secrète| privée| d'accès)?", "key"),  # French
     ("chiave", r"chiave(?: (?:dell'|di )?api| segreta| privata| di accesso)?", "key"),  # Italian
     ("chave", r"chave(?: (?:de |da )?api| secreta| privada| de acesso)?", "key"),  # Portuguese
-    ("klucz", r"klucz(?:a)?(?: api| prywatny| tajny| dostępu)?", "key"),  # Polish
+    ("kluc", r"klucz(?:a)?(?: api| prywatny| tajny| dostępu)?|kluc", "key"),  # Polish; Slovak's kľúč as an identifier writes it
     ("ключ", r"ключ(?:а)?(?: api| доступа)?", "key"),  # Russian
     ("anahtar", r"anahtar(?:ı|i)?", "key"),  # Turkish ("API anahtarı")
     ("kulcs", r"kulcs(?:a)?", "key"),  # Hungarian ("API-kulcs")
@@ -1247,6 +1264,13 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("密鑰", r"密鑰", "token"),
     ("令牌", r"令牌", "token"),
     ("klíč", r"klíč(?:e)?(?: api)?", "key"),  # Czech
+    ("klic", r"klic", "key"),
+    ("kljuc", r"kljuc", "key"),
+    ("raktas", r"raktas", "key"),  # Lithuanian
+    ("võti", r"võti", "key"),  # Estonian
+    ("voti", r"voti", "key"),
+    ("کلید", r"کلید(?: api)?", "key"),  # Persian
+    ("khoa", r"khoa(?: api)?", "key"),
     ("kľúč", r"kľúč(?:a)?(?: api)?", "key"),  # Slovak
     ("ključ", r"ključ(?:a)?(?: (?:za )?api)?", "key"),  # Croatian, Serbian, Slovenian
     ("кључ", r"кључ(?:а)?(?: (?:за )?api)?", "key"),  # Serbian
@@ -1283,6 +1307,10 @@ PAT_OWNERS = frozenset("github gh gitlab gl azure devops ado vsts bitbucket atla
                         "huggingface hf personal access".split())
 # allowed words *after* the secret word ("secret_key_base", "password2", "token_value")
 LABEL_TRAILERS = frozenset("value val base str string b64 base64 hex raw plain clear cleartext encoded literal key".split())
+# ... and the system or the environment a secret is for, written after it (PASSWORD_DB,
+# contraseña_bd, senha_smtp, SECRET_KEY_PROD): the label still ends in the secret
+LABEL_TRAILERS |= frozenset("db bd bp database smtp imap mysql pg postgres postgresql redis mongo prod production "
+                            "staging stg test dev admin root app ftp sftp ssh ldap mail sms vpn wifi".split())
 # a label ending in one of these names something about a secret, not the secret itself
 FUSED_PASS_PREFIXES = ("store", "key", "srcstore", "deststore", "srckey", "destkey", "become",
                       "ssh", "sudo", "db", "root", "admin", "user", "ks", "ts", "ansible")

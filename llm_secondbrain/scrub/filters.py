@@ -461,6 +461,24 @@ def _format_field(v: str, lv: str, quoted: bool) -> bool:
     return v[0] in "{%" and (fm := _FORMAT_SPEC.match(v)) is not None and _ALNUM_RUN.search(v, fm.end()) is None
 
 
+# where a secret is kept, named instead of the secret: a password manager or a keychain
+_KEPT_IN = lazy(r"(?:1password|bitwarden|vaultwarden|keepass(?:xc)?|lastpass|dashlane|enpass|nordpass|"
+                r"keychain|proton ?pass)(?![a-z0-9])")
+
+
+@named(REFERENCE, "kept_in_a_vault", releases=(
+    'the API key is 1Password',
+    'API 키는 1Password에 보관',
+    'APIキーは1Passwordに保存',
+    'Passwort: KeePassXC',
+),
+       keeps=('password: ⟦1Password2024!⟧',))
+def _kept_in(v: str, lv: str, quoted: bool) -> bool:
+    m = _KEPT_IN.match(lv)
+    rest = lv[m.end():m.end() + 1] if m is not None else "x"
+    return rest in ("", ".", ",", ";", ")") or not rest.isascii()  # (a particle may follow: "1Passwordに")
+
+
 @named(REFERENCE, "template_or_variable", releases=(
     'DB_PASSWORD=${DB_PASSWORD}\nAPI_KEY=${API_KEY:?missing}',
     'password: "{{ vault_db_password }}"\napi_token: "{{ lookup(\'env\', \'API_TOKEN\') }}"',

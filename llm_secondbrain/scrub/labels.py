@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .catalogue import (AUTH_SCHEMES, CODE_WORDS, FLAG_NOUNS, FUSED_PASS_PREFIXES, KEY_QUALIFIERS, LABEL_TRAILERS,
+from .catalogue import (AUTH_SCHEMES, CODE_WORDS, FLAG_NOUNS, FOREIGN_KEY_WORDS, FUSED_PASS_PREFIXES, KEY_QUALIFIERS,
+                        LABEL_TRAILERS,
                         NOT_A_VALUE, PAGING_WORDS, PASSWORD_WORDS, PAT_OWNERS, SECRET_WORDS, SECRET_WORDS_ELSEWHERE,
                         SERVICES, SPACED_LABELS, WIFI_WORDS)
 from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _PWD, _SEC, _WEAK, _b64_creds,
@@ -31,7 +32,9 @@ from .tables import csv_cells, delimited_cells, markdown_cells
 if TYPE_CHECKING:
     from .engine import _Spans
 
-_COMP_RE = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-zäöüåøæéñßłóąęśćźżń]+|[äöüåøæéñßłóąęśćźżń]+")
+# an identifier's words: a run of capitals (HTTPServer's HTTP), a capital and its small letters, or
+# any other run of letters (κλειδί, пароль, 密码)
+_COMP_RE = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[^\W\dA-Z_]+")
 
 
 
@@ -39,13 +42,15 @@ def _label_class(ident: str) -> int:
     comps = [c.lower() for c in _COMP_RE.findall(ident)]
     if not comps:
         return _NOT
+    if "api" in comps[-2:] and not FOREIGN_KEY_WORDS.isdisjoint(comps[-2:]):
+        return _SEC  # an API key in another language: CHIAVE_API, API_KLUC, kunci_api
     # drop trailing harmless words: "secret_key_base" -> secret key, "token_value" -> token
     while len(comps) > 1 and comps[-1] in LABEL_TRAILERS and comps[-1] != "key":
         comps.pop()
     last = comps[-1]
     prev = comps[-2] if len(comps) > 1 else ""
-    if last in PASSWORD_WORDS:
-        return _PWD
+    if last in PASSWORD_WORDS or "".join(comps[-3:]) in PASSWORD_WORDS or "".join(comps[-2:]) in PASSWORD_WORDS:
+        return _PWD  # (a password word written in words: mot_de_passe, kata_laluan, mat_khau)
     if last in SECRET_WORDS:
         if prev in ("public", "publishable") or (prev == "key" and len(comps) > 2 and comps[-3] == "public"):
             return _NOT  # publicToken, publishable_key, .NET's publicKeyToken: meant to be shown
@@ -84,7 +89,7 @@ def _label_class(ident: str) -> int:
     # a service name fused before 'apikey' (IBMCLOUDIAMAPIKEY, googleapikey) still names an API key
     if last.endswith("apikey"):
         return _SEC
-    if last in ("nøkkel", "nokkel", "schlüssel", "schluessel", "nyckel", "sleutel", "nøgle"):
+    if last in FOREIGN_KEY_WORDS:
         return _WEAK
     return _NOT
 
@@ -272,7 +277,8 @@ LABEL_STEMS = ("pass", "pw", "psk", "pat", "secret", "sig", "sleutel", "schlüss
                "salasana", "token", "key", "kennwort", "kodeord", "auth", "appid", "adgangskode", "cred",
                "contrase", "clave", "dockerc", "lösenord", "losenord", "wachtwoord", "mdp", "nøkkel", "nokkel",
                "nyckel", "nøgle", "nogle", "hasło", "haslo", "heslo", "jelszó", "jelszo",
-               "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호")
+               "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호",
+               "laluan", "sandi", "khau", "khẩu")  # (kata_laluan, kata_sandi, mat_khau: PASSWORD_WORDS joins them)
 SCAN_STEMS = tuple(dict.fromkeys((*LABEL_STEMS, *(stem for stem, _, _ in SECRET_WORDS_ELSEWHERE))))
 _STEM_AT_END = frozenset(("pat",))
 _STEM = lazy("|".join(re.escape(w) + ("(?![a-z])" if w in _STEM_AT_END else "") for w in LABEL_STEMS))
