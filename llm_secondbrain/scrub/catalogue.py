@@ -604,6 +604,8 @@ LABEL_RULES: tuple[Rule, ...] = (
         'API 키: ⟦{small:12}{digits:8}⟧',
         'κλειδί_api: ⟦{small:12}{digits:8}⟧',
         'kata_laluan: "⟦Kq7{alnum:9}⟧"',
+        'jeton : ⟦{small:12}{digits:8}⟧',
+        'token_acceso: ⟦{small:12}{digits:8}⟧',
         'DB_PASSWORD = b"⟦Kq7{alnum:9}!⟧"',  # a string's prefix: Python's b, r, f, u; C#'s $ and @
         "password = u'⟦Kq7{alnum:9}!⟧'",
         'var password = $"⟦Kq7{alnum:9}!⟧";',
@@ -764,12 +766,9 @@ LABEL_RULES: tuple[Rule, ...] = (
         'klucz API: ⟦{alnum:24}⟧',
         'ключ API: ⟦{alnum:24}⟧',
         'API anahtarı: ⟦{alnum:24}⟧',
-        'jeton : ⟦{small:12}{digits:8}⟧',
-        'токен: ⟦{alnum:24}⟧',
         'API密钥：⟦{alnum:24}⟧',
         'API密钥是⟦{alnum:24}⟧',
         'APIキーは ⟦{alnum:24}⟧ です',
-        'アクセストークン: ⟦{alnum:24}⟧',
     ),
            counter=('parola chiave: Python3x', 'clé USB: SanDisk64GB', 'chiave: Casa2024', 'la chiave è sotto il vaso',
                     'ключ: 12345678', 'キーボード: Logicool2024', '키보드: Logi2024x', 'la clé est sous le paillasson')),
@@ -869,6 +868,11 @@ LABEL_RULES: tuple[Rule, ...] = (
         '⟦Sommer_Hytta_88⟧ est le nouveau mot de passe du routeur',
         '⟦Sommer_Hytta_88⟧ — это новый пароль от роутера',
         '⟦Hytta2024x⟧ là mật khẩu mới',
+        'パスワード「⟦Kq7{alnum:9}⟧」でログイン',  # a quoted value, a particle glued after it
+        '비밀번호 "⟦Kq7{alnum:9}!⟧"로 로그인하세요',
+        'временната ти парола е „⟦Sommer_Hytta_88⟧“.',
+        'SSH anahtarının parolası olarak "⟦Sommer_Hytta_88⟧" girin',
+        'a „⟦Kq7{alnum:9}!⟧” jelszóval',
     ),
            counter=(
                'asking the user for passwords using plymouth(8), wall(1)',
@@ -879,6 +883,9 @@ LABEL_RULES: tuple[Rule, ...] = (
                'E2fsck now uses less CPU time in pass 5',
                'Fixed bug12345 - Don\'t pass deprecated options to gtkdoc',
                "cls.data1 = cls._read_csv(join(pwd, './data/set-1.csv'))",
+               "you cannot be sure that the preceding pass is just 'pass-1'",
+               '.TH PWD "1" "2023年9月" "GNU coreutils"',
+               'define f($user,$password="",$timeout="0") {',
                'uses: actions/checkout@v4.2.2 # if password != confirm_password',
            )),
 )
@@ -904,6 +911,8 @@ DETECTORS: tuple[Rule, ...] = (
     )),
     Reader("table-column", "label", keywords=("-|", "- |", ":|"),
     examples=(
+        '| Dịch vụ | Mật khẩu |\n|---|---|\n| FTP | ⟦Hytta2024⟧ |\n',  # a header in any script
+        '| Сервис | Пароль |\n|---|---|\n| NAS | ⟦Hytta2024⟧ |\n',
         '| Service | User | Password |\n|---|---|---|\n| NAS | admin | ⟦Hytta2024⟧ |\n',
         '| Tjeneste | Passord |\n|:--|--:|\n| Ruter | `⟦Fjell!99x⟧` |\n',
         'Service | Password\n--- | ---\nNAS | ⟦Hytta2024⟧\n',
@@ -1174,7 +1183,8 @@ SECRET_WORDS = frozenset(
     "secret token apikey credential credentials creds authorization auth authtoken "
     "accesstoken refreshtoken idtoken sessiontoken privatekey secretkey accesskey accountkey "
     "sharedaccesskey appkey masterkey dockerconfigjson dockercfg appid sig clientsecret "
-    "passkey skey".split())  # skey: Duo's secret key
+    "passkey skey".split()) | frozenset(  # skey: Duo's secret key
+    "secreto segreto geheim geheimnis sekret jeton токен توکن توكن トークン 토큰 令牌 密钥 秘钥".split())
 # A password's, a key's or a token's word in the other languages people write notes in, as prose
 # and labels write it (lower-cased): (the literal stem the label scan finds it by; the forms that
 # count as the word, a regular expression starting with the stem; the label the value after it is
@@ -1205,7 +1215,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("heslo", r"heslo", "password"),  # Czech, Slovak
     ("heslem", r"heslem", "password"),
     ("hesla", r"hesla", "password"),
-    ("jelszó", r"jelszó", "password"),
+    ("jelszó", r"jelszó(?:val|t)?", "password"),
     ("jelszo", r"jelszo", "password"),
     ("jelszav", r"jelszav(?:a|át|ak)", "password"),
     ("šifr", r"šifr(?:a|e|u|om)", "password"),  # Croatian, Serbian, Bosnian
@@ -1213,7 +1223,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("şifre", r"şifre(?:si|niz|m)?", "password"),  # Turkish
     ("sifre", r"sifre(?:si|niz|m)?", "password"),
     ("parol", r"parola(?:sı|si)?(?! chiave)|parolă", "password"),  # Turkish, Romanian, Italian's "parola d'ordine"
-    ("lozink", r"lozink[aeiu]", "password"),  # Croatian, Serbian, Bosnian
+    ("lozink", r"lozink(?:om|[aeiu])", "password"),  # Croatian, Serbian, Bosnian
     ("gesl", r"gesl[oa]", "password"),  # Slovenian
     ("parool", r"parool(?:i)?", "password"),  # Estonian
     ("slaptažod", r"slaptažod(?:is|į|žio)", "password"),  # Lithuanian
@@ -1226,7 +1236,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("kata sandi", r"kata sandi(?:nya)?", "password"),  # Indonesian
     ("kata laluan", r"kata laluan", "password"),  # Malay
     ("парол", r"парол[а-яё]*", "password"),  # Russian, Ukrainian, Bulgarian
-    ("лозинк", r"лозинк[аеиу]", "password"),  # Serbian, Macedonian
+    ("лозинк", r"лозинк(?:ом|[аеиу])", "password"),  # Serbian, Macedonian
     ("κωδικ", r"κωδικ(?:ός|ος|ού|ου|ό|ο)(?: πρόσβασης)?", "password"),  # Greek
     ("συνθηματικ", r"συνθηματικ(?:ό|ο)", "password"),
     ("كلمة", r"كلمة (?:المرور|السر)", "password"),  # Arabic
@@ -1244,6 +1254,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("密碼", r"密碼", "password"),
     ("口令", r"口令", "password"),
     ("パスワード", r"パスワード", "password"),
+    ("パスフレーズ", r"パスフレーズ", "password"),
     ("비밀번호", r"비밀번호", "password"),
     ("비번", r"비번", "password"),
     ("암호", r"암호", "password"),
@@ -1284,6 +1295,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("โทเค็น", r"โทเค็น", "token"),  # Thai
     ("טוקן", r"טוקן", "token"),  # Hebrew
     ("توكن", r"توكن", "token"),  # Arabic
+    ("توکن", r"توکن", "token"),  # Persian
     ("מפתח", r"מפתח(?: api)?", "key"),  # Hebrew
     ("キー", r"キー", "key"),  # Japanese ("APIキー")
     ("トークン", r"トークン", "token"),
@@ -1310,7 +1322,10 @@ LABEL_TRAILERS = frozenset("value val base str string b64 base64 hex raw plain c
 # ... and the system or the environment a secret is for, written after it (PASSWORD_DB,
 # contraseña_bd, senha_smtp, SECRET_KEY_PROD): the label still ends in the secret
 LABEL_TRAILERS |= frozenset("db bd bp database smtp imap mysql pg postgres postgresql redis mongo prod production "
-                            "staging stg test dev admin root app ftp sftp ssh ldap mail sms vpn wifi".split())
+                            "staging stg test dev admin root app ftp sftp ssh ldap mail sms vpn wifi "
+                            # languages that put "of what" after the noun: token_acceso, secreto_cliente
+                            "acceso acesso accesso accès acces dostepu dostępu доступа cliente usuario utente "
+                            "utilisateur".split())
 # a label ending in one of these names something about a secret, not the secret itself
 FUSED_PASS_PREFIXES = ("store", "key", "srcstore", "deststore", "srckey", "destkey", "become",
                       "ssh", "sudo", "db", "root", "admin", "user", "ks", "ts", "ansible")
@@ -1400,7 +1415,7 @@ CONTEXT_WORDS = ("token", "secret", "key", "passw", "passord", "kennwort", "cred
 CONTEXT_WORDS_ELSEWHERE = (*(stem for stem, _, _ in SECRET_WORDS_ELSEWHERE if stem not in ("pass", "pw", "mdp")),
                            "secret", "segret", "секрет", "シークレット", "시크릿", "秘密", "सीक्रेट", "ซีเคร็ต",
                            "سري", "סוד", "tajn", "titkos", "salainen", "sekret", "hemlig", "geheim", "bí mật",
-                           "rahasia", "gizli", "μυστικ", "비번", "lösen")
+                           "rahasia", "rahsia", "gizli", "μυστικ", "비번", "lösen")
 # words that say "this long string is a hash / id / public thing"
 NOT_SECRET_CONTEXT = ("public", "fingerprint", "gpg", "pgp", "keyserver", "keybase", "signingkey", "rsa key", "key id", "keyid", "signature", "sha1", "sha2", "sha3", "sha5", "md5", "checksum", "digest",
             "integrity", "commit", "hash", "cert", "request_id", "request-id", "request id", "trace", "uuid",
@@ -1420,7 +1435,7 @@ CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport",
 CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 PROSE_CONNECTORS = frozenset(
     "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "
-    "és este on yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это "
+    "és este on yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это е је "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
     "midlertidig vorläufiges provisoire default -> => - – — →".split())
 PROSE_STOPS = frozenset("like such e.g. eg. example z.b. zb som wie comme como zoals".split())

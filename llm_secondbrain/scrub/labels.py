@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 # an identifier's words: a run of capitals (HTTPServer's HTTP), a capital and its small letters, or
 # any other run of letters (κλειδί, пароль, 密码)
-_COMP_RE = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[^\W\dA-Z_]+")
+_COMP_RE = lazy(r"[A-Z]+(?![^\W\dA-Z_])|[A-Z]?[^\W\dA-Z_]+")
 
 
 
@@ -278,7 +278,7 @@ LABEL_STEMS = ("pass", "pw", "psk", "pat", "secret", "sig", "sleutel", "schlüss
                "contrase", "clave", "dockerc", "lösenord", "losenord", "wachtwoord", "mdp", "nøkkel", "nokkel",
                "nyckel", "nøgle", "nogle", "hasło", "haslo", "heslo", "jelszó", "jelszo",
                "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호",
-               "laluan", "sandi", "khau", "khẩu")  # (kata_laluan, kata_sandi, mat_khau: PASSWORD_WORDS joins them)
+               "laluan", "sandi", "khau", "khẩu", "geheim", "segret", "sekret")  # (kata_laluan, kata_sandi, mat_khau: PASSWORD_WORDS joins them)
 SCAN_STEMS = tuple(dict.fromkeys((*LABEL_STEMS, *(stem for stem, _, _ in SECRET_WORDS_ELSEWHERE))))
 _STEM_AT_END = frozenset(("pat",))
 _STEM = lazy("|".join(re.escape(w) + ("(?![a-z])" if w in _STEM_AT_END else "") for w in LABEL_STEMS))

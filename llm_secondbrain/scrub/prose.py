@@ -55,8 +55,14 @@ _THAI = lazy(r"[\u0e00-\u0e7f]")
 _PARTICLE = lazy(r"(是|为|為|は|が|는|은|가|이|です|คือ|)[ \t\u3000]*")
 _PAIR_KW = lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials|zugang(?:sdaten)?|innlogging|pålogging|brukernavn|benutzer(?:name)?|username|user|bruker|nas|router|account|konto|identifiants|usuario)(?![a-z0-9_])")
 _WORD = lazy(r"\S+")
-_TRIM_L = "([\"'`<*_"
-_TRIM_R = ")]\"'`>*_.,:;"
+_TRIM_L = "([\"'`<*_«„“‚‘‹「『《〈【"
+_TRIM_R = ")]\"'`>*_.,:;»“”‘’›」』》〉】"
+_LETTER_AND_DIGIT = lazy(r"[A-Za-z].*\d|\d.*[A-Za-z]")  # (a quoted date in CJK, "2023年9月", is no password)
+_PARTICLE_AFTER = lazy(r"[^\W\d_]{0,4}[.,;:!?)]*")
+# an opening quote and the quotes that may close it: what follows the closer is not the value
+# ('"Bibimbap!Jeonju7"로', '「Onsen-Hakone9」で': a particle glued to the quoted word)
+_CLOSERS = {'"': '"', "'": "'", "«": "»", "„": "“”", "“": "”", "‚": "‘’", "‘": "’", "‹": "›", "「": "」",
+            "『": "』", "《": "》", "〈": "〉", "【": "】"}
 
 
 def after_word(low: str, i: int, forms) -> tuple[int, int]:
@@ -84,7 +90,7 @@ def after_word(low: str, i: int, forms) -> tuple[int, int]:
 
 def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
     """A password word found at i: if it is a whole word, look for the password after it."""
-    _, e = after_word(low, i, _PROSE_KW)
+    end, e = after_word(low, i, _PROSE_KW)
     if e < 0:
         return
     if e < len(low) and low[e] in ":=：＝":
@@ -95,7 +101,9 @@ def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
         w = _WORD.match(low, e + 1) if e < len(low) else None
         if w is None or w.group() not in PASS_NEXT:
             return
-    _prose_after(text, low, e, spans, words)
+    # (a quoted value counts wherever it stands in the sentence only after a word that means
+    # nothing else: "pass", "pw" and "pwd" are also a count, a verb and a command)
+    _prose_after(text, low, e, spans, words, quoted=low[i:end] not in ("pass", "pw", "pwd"))
 
 
 _IS = LOGIN_IS | {"=", ":", "was", "war", "var", "lautet"}  # (a copula, not "for" or "til")
@@ -109,8 +117,9 @@ def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> No
     — это новый пароль", "SaiGon_Mua88 là mật khẩu mới". Within _BEFORE_WORDS words of the
     password word on its line: a word shaped as a password, with a digit, right before a
     word that connects ("is", "est", "là") or a dash, which says the sentence is about that word
-    (a tag in code before a comment on passwords is not, nor a name assigned with "="); the first
-    such word, and none before a word that stops the look ("like", "e.g.")."""
+    (a tag in code before a comment on passwords is not, nor a name assigned with "="), or in
+    quotes, which mark a literal value ('«Falak-Najm-2023» في خانة كلمة المرور'); the first such
+    word, and none before a word that stops the look ("like", "e.g.")."""
     e = after_word(low, i, _PROSE_KW)[0]
     if e < 0 or low.startswith("pass", i) and e - i == 4:
         return  # ("pass" is a verb and a count too: "E2fsck now uses less time in pass 5")
@@ -126,7 +135,8 @@ def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> No
             return
         nxt = found[k + 1].group().lower() if k + 1 < len(found) else ""
         if not bad and shape in (1, 2) and any(c.isdigit() for c in tok) and (
-                (nxt in PROSE_CONNECTORS and nxt[:1].isalpha()) or nxt in _DASHES):
+                (nxt in PROSE_CONNECTORS and nxt[:1].isalpha()) or nxt in _DASHES
+                or (wm.group()[:1] in _CLOSERS and _LETTER_AND_DIGIT.search(tok))):
             spans.add(s, s + len(tok), "password", text, "prose-password")
             return
 
@@ -178,6 +188,11 @@ def _trim(tok: str, s: int) -> tuple[str, int]:
         lead += tok[0]
         tok = tok[1:]
         s += 1
+    close = _CLOSERS.get(lead[-1:], "")
+    if close:
+        end = min((k for k in map(tok.find, close) if k >= 0), default=-1)
+        if end >= 0 and _PARTICLE_AFTER.fullmatch(tok, end + 1):
+            tok = tok[:end]  # (a closing quote, then at most a particle and punctuation)
     # keep symbols that belong to the password; drop quotes, brackets and sentence punctuation
     while tok:
         c = tok[-1]
@@ -239,7 +254,7 @@ def _next_line(low: str, eol: int) -> int:
     return eol + (2 if low.startswith("\r\n", eol) else 1)
 
 
-def _prose_after(text, low, pos, spans, words: dict) -> None:
+def _prose_after(text, low, pos, spans, words: dict, quoted: bool = True) -> None:
     """The password after a password word at pos, on its line; or at the start of the next line
     when the sentence was wrapped between its connector and the value ("The database password
     is\nS3cret!"): a hard-wrapped note or mail breaks a line anywhere, and a sentence left
@@ -270,7 +285,8 @@ def _prose_after(text, low, pos, spans, words: dict) -> None:
         # (letters alone count only after "is" or a sign: after "til", "for", "to" a word that
         # merely reads as random to an English eye names what the password is for: "hyttekontoen")
         if shape == 2 or (shape == 1 and after_connector and (after_is or not tok.isalpha())) or (
-                shape == _QUOTED and after_copula):
+                shape == _QUOTED and after_copula) or (
+                quoted and shape == 1 and wm.group()[:1] in _CLOSERS and _LETTER_AND_DIGIT.search(tok)):  # a quoted value
             if not bad:
                 spans.add(s, s + len(tok), "password", text, "prose-password")
             return

@@ -20,11 +20,11 @@ _MAX_COLUMNS = 40
 # a Markdown table's header (a line with a letter in it) and its delimiter row: "|---|:---:|",
 # "--- | ---" (each cell dashes, colons at the ends). (The lookahead for the letter is atomic: a
 # header that is not followed by a rule is read once.)
-_TABLE = (r"(?m)^(?=[^\n]*[A-Za-z])[^\n]*\n"
+_TABLE = (r"(?m)^(?=[^\n]*[^\W\d_])[^\n]*\n"
           r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*){1,40}\|?[ \t]*\r?$")
 # one CSV field: quoted (a doubled quote inside) or bare, up to the next comma
 _CSV_FIELD = r'[ \t]*(?:"((?:[^"\n]|"")*)"|([^,\n]*))'
-_HEADER_NAME = r"[A-Za-z][A-Za-z0-9 _.-]{0,39}"
+_HEADER_NAME = r"[^\W\d_][\w .-]{0,39}"  # (in any script: Lösenord, Contraseña, Mật khẩu, Пароль)
 
 
 def _line_at(text: str, pos: int) -> tuple[int, int]:
