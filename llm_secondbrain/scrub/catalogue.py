@@ -902,6 +902,18 @@ DETECTORS: tuple[Rule, ...] = (
             'login for the NAS: admin / ⟦Sommer2022!⟧',
             '- Wifi: Hytta-5G / ⟦Sommer2022!⟧',
         )),
+    Reader("chat-answer", "password", keywords=("?", "？", "؟"),
+        examples=(
+            '[07:58] Elin: vet någon lösenordet till kundportalen?\n[07:59] Johan: ⟦Vinter2023#⟧\n',
+            'Ana: what is the wifi password?\nBo: ⟦Hytta{digits:4}⟧\n',
+            '[09:20] 佐藤: 共有アカウントのパスワードは？\n[09:21] 鈴木: ⟦Sakura#Fuji2024⟧ です\n',
+            'jaké je heslo k Wi-Fi pro hosty?\n⟦Knedlik_Zeli_2023⟧\n',
+        ),
+        counter=(
+            'did the build pass?\nv2.3.1\n',
+            'What is the password policy?\nMinimum 12 characters, one digit.\n',
+            'Which port does the password service use?\n8080\n',
+        )),
     Reader("app-password", "password", keywords=(("app", "pass"),),
     examples=(
         'gmail app password: ⟦vkbq pmzt hxle wryd⟧',
@@ -991,6 +1003,20 @@ DETECTORS: tuple[Rule, ...] = (
         examples=(
             'Cookie: lang=en; sessionid=⟦{alnum:32}⟧; csrftoken=abc',
             'Set-Cookie: connect.sid=⟦{alnum:32}⟧; Path=/; HttpOnly',
+        )),
+    Reader("comment-label", "label", keywords=("#", "//", "--", ";"),
+        examples=(
+            '# Парола за базата данни\nPAROLA_BD=⟦Rila-Planina-{digits:4}⟧\n',
+            '# מפתח API לשירות המיילים\nMAFTEACH_API=⟦{alnum:32}⟧\n',
+            '# API key for the maps service\nMAPS_CREDENTIAL_X=⟦{small:12}{digits:8}⟧\n',
+            '// wachtwoord van de database\nDB_WW: "⟦Tulpen-Veld-{digits:4}⟧"\n',
+        ),
+        counter=(
+            '# Database password\nDB_USER=facturation\n',
+            '# password policy\nMIN_LENGTH=12\n',
+            '# token settings\nTOKEN_TTL=3600\n',
+            '# API key for the maps service\nMAPS_ENABLED=true\n',
+            '# the password is read from the vault\nVAULT_PATH=secret/data/app\n',
         )),
     Reader("bundler-credentials", "password", keywords=("bundle_",),
     examples=('export BUNDLE_GEMS__EXAMPLE__COM={lower:8}:⟦{alnum:10}!t⟧',)),

@@ -63,7 +63,7 @@ def _init() -> None:
             return
         tokens.build()
         readers = {
-            "login-pair": prose._pairs, "app-password": prose._app_passwords,
+            "login-pair": prose._pairs, "chat-answer": prose._chat_answers, "app-password": prose._app_passwords,
             "table-column": labels._markdown_tables, "csv-column": labels._csv_exports,
             "delimited-table": labels._delimited_tables,
             "auth-header": labels._auth_headers, "url-credentials": structures._url_creds,
@@ -75,6 +75,7 @@ def _init() -> None:
             "net-user": structures._argument_reader(structures._CLI_NETUSER, 2, "cli_password", "net-user"),
             "net-use": structures._argument_reader(structures._CLI_NETUSE, 1, "cli_password", "net-use"),
             "session-cookie": structures._cookies, "bundler-credentials": labels._bundler,
+            "comment-label": labels._commented,
             "k8s-secret": structures._k8s, "terraform-variable": labels._terraform,
             "webhook-url": structures._webhooks, "credential-call": structures._credential_calls,
             "sql-identified-by": structures._identified_by, "personal": personal, "email": structures._emails,

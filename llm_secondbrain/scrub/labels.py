@@ -26,7 +26,7 @@ from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _P
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
 from .patterns import lazy
-from .prose import _app_password, _prose_before, _prose_kw, after_word
+from .prose import _PROSE_KW, _app_password, _prose_before, _prose_kw, after_word, after_word_start
 from .tables import csv_cells, delimited_cells, markdown_cells
 
 if TYPE_CHECKING:
@@ -1031,6 +1031,50 @@ def _delimited_tables(text: str, low: str, spans: _Spans) -> None:
 
 
 _CUT_LINE_STEM = lazy(r"(?m)^(?=[^\n]*[|\t])[^\n]*?(" + _STEM.src + ")")
+
+
+# a comment line (#, //, --, ;) and the assignment on the line right below it: its name and where
+# its value starts
+_COMMENTED = lazy(r"(?m)^[ \t]*(?:#|//|-- |;)[ \t]*([^\W\d_][^\n]{0,159})\r?\n[ \t]*(?:export[ \t]+)?"
+                  r"([^\W\d][\w.-]{0,63})[ \t]*([=:])[ \t]*(?=\S)")
+# the secret's word in the comment: a password's (prose.py's words), or a secret's, a token's or a
+# key's that says which ("API key", "secret key", "clé API": a bare "key" is a dict's or a spec's)
+_COMMENT_KEY = lazy(r"(?<![^\W\d_])(?:(?:api|secret|access|private|signing)[ -]?key|client[ -]secret|token|secret|"
+                   + "|".join(forms for _, forms, kind in SECRET_WORDS_ELSEWHERE if kind == "token")
+                   + r")(?![^\W\d_])|(?<![^\W\d_])api(?![^\W\d_]).{0,12}(?:"
+                   + "|".join(stem for stem, _, kind in SECRET_WORDS_ELSEWHERE if kind == "key")
+                   + r")|(?:" + "|".join(stem for stem, _, kind in SECRET_WORDS_ELSEWHERE if kind == "key")
+                   + r").{0,12}(?<![^\W\d_])api(?![^\W\d_])")
+_LINE_REST = lazy(r"[ \t]*[,;]?[ \t]*(?:(?:#|//)[^\n]*)?\r?(?:\n|$)")  # the end of a setting's line
+# a part of the name that says the value is something else (DB_USER under "# database password")
+_NOT_SECRET_PART = frozenset("user username usuario utilisateur benutzer login host hostname server port url uri "
+                             "endpoint name id email mail path file dir timeout ttl enabled region level mode size "
+                             "length count".split())
+
+
+def _commented(text: str, low: str, spans: _Spans) -> None:
+    """A setting whose comment above it says what it is: "# Парола за базата данни" over
+    "PAROLA_BD=…", "# מפתח API לשירות המיילים" over "MAFTEACH_API=…" — the name in a script or a
+    transliteration the label rules cannot read. The value is judged as the comment's word would
+    have it (a password: a word shaped as one; a key: as "API key: …" is), unless the name says it
+    is something else (a user, a host, a port)."""
+    for m in _COMMENTED.finditer(text):
+        comment = low[m.start(1):m.end(1)]
+        name = m.group(2)
+        vm = _VALUE.match(text, m.end())
+        if vm is None or _LINE_REST.match(text, vm.end()) is None:
+            continue  # (an expression: "cleartext = asn1code + hash_value" is code, not a setting)
+        if _label_info(name)[0] != _NOT or not _NOT_SECRET_PART.isdisjoint(
+                c.lower() for c in _COMP_RE.findall(name)):
+            continue  # (a label the label rules read, or a user, a host, a port)
+        if any(after_word_start(comment, k.start()) and k.group() not in ("pass", "pw", "pwd")
+               for k in _PROSE_KW.finditer(comment)):
+            g = vm.lastindex if vm.lastindex != 1 else 2
+            v, vs = vm.group(g), vm.start(g)
+            if _pw_shape(v) and not spans.value_filter(v, _PWD, g != 6):
+                spans.add(vs, vs + len(v), "password", text, "comment-label")
+        elif _COMMENT_KEY.search(comment) is not None:
+            _value_at(text, m.end(), _label_info("api_key"), m.group(3), spans, "comment-label")
 
 
 def _bundler(text: str, low: str, spans: _Spans) -> None:

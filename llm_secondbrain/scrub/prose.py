@@ -141,6 +141,47 @@ def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> No
             return
 
 
+# a question (its line ends with a question mark of any script) and a chat message: its time and
+# its author before the text ("[07:59] Johan: ", "鈴木: ")
+_QUESTION = lazy(r"(?m)^[^\n]*[?？؟][ \t\r]*$")
+_CHAT_HEAD = lazy(r"[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)?(?:[^\s:：\[][^:：\n]{0,30}[:：][ \t]+)?")
+_ANSWER_LINES = 2  # the answer is looked for in this many lines after the question
+
+
+def _chat_answers(text: str, low: str, spans: _Spans) -> None:
+    """A password asked for and given in the next message: "[07:58] Elin: what is the wifi
+    password?" then "[07:59] Johan: Vinter2023#" (or "鈴木: Sakura#Fuji2024 です"). The answer
+    is a message of one word shaped as a password with a digit, and at most a short word after it
+    (a particle, "thanks"); a longer message is prose, left to the other rules. "pass", "pw" and
+    "pwd" ask for nothing ("did the build pass?")."""
+    for q in _QUESTION.finditer(low):
+        if not any(after_word_start(low, m.start()) and m.group() not in ("pass", "pw", "pwd")
+                   for m in _PROSE_KW.finditer(low, q.start(), q.end())):
+            continue
+        pos = q.end() + 1
+        for _ in range(_ANSWER_LINES):
+            if pos >= len(text):
+                break
+            eol = text.find("\n", pos)
+            eol = len(text) if eol < 0 else eol
+            head = _CHAT_HEAD.match(text, pos, eol).end()
+            said = text[head:eol].split()
+            if said and len(said) <= 2 and (len(said) == 1 or len(said[1]) <= 4):
+                start = text.find(said[0], head)
+                stop, tok, s, shape, bad, _, _, _ = _judge_word(said[0], start)
+                if not stop and not bad and shape in (1, 2) and any(c.isdigit() for c in tok):
+                    spans.add(s, s + len(tok), "password", text, "chat-answer")
+                break
+            if said:
+                break  # (another message came first)
+            pos = eol + 1
+
+
+def after_word_start(low: str, i: int) -> bool:
+    """Does a word start at i (a script without spaces starts one anywhere)?"""
+    return i == 0 or _WIDE.match(low, i) is not None or not (low[i - 1].isalnum() or low[i - 1] == "_")
+
+
 def _pairs(text: str, low: str, spans: _Spans) -> None:
     """'login for the NAS: admin / S3cret!', 'Wifi: Hytta-5G / Winter394@@'."""
     j = low.find(" / ")
