@@ -119,7 +119,9 @@ class _Prefilter:
     Aho-Corasick automaton finds every word of two characters or more and every stem in one
     pass; the single characters (',', '(', '@', '|') are looked for with ``in`` (a memchr, found
     at once where they are common); then only the rules that name a word found are asked
-    whether all they need is there.
+    whether all they need is there. The words written with letters outside ASCII have an
+    automaton of their own, run only on a text that holds one of those letters: in one
+    automaton they made every step of the scan twice as slow, on English text as well.
     """
 
     def __init__(self, rules: list[tuple], stems: tuple):
@@ -132,21 +134,27 @@ class _Prefilter:
                 naming.setdefault(w, set()).add(i)
         self.naming = {w: tuple(sorted(ix)) for w, ix in naming.items()}
         self.chars = tuple(sorted(w for w in naming if len(w) == 1))
-        self.automaton = ahocorasick.Automaton()
+        self.automaton, self.wide = ahocorasick.Automaton(), ahocorasick.Automaton()
         for w in sorted({w for w in naming if len(w) > 1}.union(stems)):
-            self.automaton.add_word(w, (w, w in naming, w in stems))
+            (self.automaton if w.isascii() else self.wide).add_word(w, (w, w in naming, w in stems))
         self.automaton.make_automaton()
+        self.wide.make_automaton()
+        # the characters outside ASCII those words hold: a text with none of them needs no wide scan
+        self.wide_chars = re.compile("[" + re.escape("".join(sorted({c for w in self.wide.keys() for c in w
+                                                                      if not c.isascii()}))) + "]")
 
     def scan(self, low: str) -> tuple[list[int], list[tuple[int, str]]]:
         """The indices, in order, of the rules whose keywords `low` holds; and (position, stem) of
         every occurrence of every label stem."""
         found = set()
         stems = []
-        for end, (w, word, stem) in self.automaton.iter(low):
-            if word:
-                found.add(w)
-            if stem:
-                stems.append((end + 1 - len(w), w))
+        wide = not low.isascii() and self.wide_chars.search(low) is not None
+        for automaton in (self.automaton, self.wide) if wide else (self.automaton,):
+            for end, (w, word, stem) in automaton.iter(low):
+                if word:
+                    found.add(w)
+                if stem:
+                    stems.append((end + 1 - len(w), w))
         for c in self.chars:
             if c in low:
                 found.add(c)

@@ -269,6 +269,14 @@ _COMMON_PAIRS = frozenset(re.findall("..", (
     "uaubucueufuiulumunupurusutvaveviwawewhwiwowrxcxpxtyayeynypysytze")))
 
 
+def _rare_pairs(v: str) -> float:
+    """The share of v's pairs of letters that words seldom hold (_COMMON_PAIRS): names made of words
+    stay under 0.2 ('XMLHttpRequestUpload' 0.16), letters drawn at random run near 2 in 3."""
+    low = v.lower()
+    pairs = [low[i:i + 2] for i in range(len(low) - 1) if low[i:i + 2].isalpha()]
+    return sum(p not in _COMMON_PAIRS for p in pairs) / max(1, len(pairs))
+
+
 def _random_letters(v: str) -> bool:
     """Letters drawn at random ('uNaWuEQWGjMPMf', 'vkbqpmzthxlewryd'), not a name made of words
     ('newPassword', 'getpasswordfromkeychain').
@@ -283,7 +291,7 @@ def _random_letters(v: str) -> bool:
     if n < 10 or not v.isalpha():
         return False
     if v.islower():
-        return n >= 12 and v.isascii() and sum(v[i:i + 2] not in _COMMON_PAIRS for i in range(n - 1)) >= 0.3 * (n - 1)
+        return n >= 12 and v.isascii() and _rare_pairs(v) >= 0.3
     if v.isupper():
         return False
     flips = sum(a.isupper() != b.isupper() for a, b in zip(v, v[1:]))
@@ -586,11 +594,15 @@ def _code_expr(v: str, lv: str, quoted: bool) -> bool:
     '      ctx->key = EC_KEY_new_by_curve_name (NID_X9_62_prime256v1);',
     'password = user_pw',
     'token = accessToken',
-))
+    'key = getApplicationContextFactory',
+),
+       keeps=('api_key=⟦sIPMNlluYmhgcrJYuwrs⟧',))
 def _variable_name(v: str, lv: str, quoted: bool) -> bool:
     # bare identifiers: variables unless they look like a made-up word with digits
     if quoted or _IDENTIFIER.fullmatch(v) is None or _HAS_DIGIT.search(v) is not None or _random_letters(v):
         return False
+    if len(v) >= 16 and "_" not in v and _rare_pairs(v) >= 0.3:
+        return False  # a long name is made of words ('getApplicationContext'); 'sIPMNlluYmhgcrJYuwrs' is not
     if "_" in v or (v[0].islower() and not v.islower()):
         return True
     return any(w in lv for w in ("pass", "secret", "token", "key", "auth", "pwd", "cred"))
@@ -862,13 +874,15 @@ def _words_apart(v, lv, cls, quoted) -> bool:
        keeps=(
            'secret: ⟦hardcoded0⟧',
            'client_secret = "⟦SuperSecret2024⟧"',
+           'api_key=⟦sIPMUQYOWKVTuLGLobcU⟧',
        ))
 def _name_of_words(v, lv, cls, quoted):
     if cls != _SEC:
         return False
     # "AgencyIdentificationCodeContentType" names something; a short one with a digit
     # ('hardcoded0', 'SuperSecret2024') is how people make passwords: a miss costs more than a word
-    return True if _wordy(v) >= 0.7 and (len(v) >= 24 or _HAS_DIGIT.search(v) is None) else KEEP
+    # (a run of letters drawn at random can read as words to _wordy: its letter pairs tell it apart)
+    return True if _wordy(v) >= 0.7 and (len(v) >= 24 or _HAS_DIGIT.search(v) is None) and _rare_pairs(v) < 0.3 else KEEP
 
 
 @named(VALUE, "not_random",

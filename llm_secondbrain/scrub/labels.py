@@ -1035,7 +1035,7 @@ _CUT_LINE_STEM = lazy(r"(?m)^(?=[^\n]*[|\t])[^\n]*?(" + _STEM.src + ")")
 
 # a comment line (#, //, --, ;) and the assignment on the line right below it: its name and where
 # its value starts
-_COMMENTED = lazy(r"(?m)^[ \t]*(?:#|//|-- |;)[ \t]*([^\W\d_][^\n]{0,159})\r?\n[ \t]*(?:export[ \t]+)?"
+_COMMENTED = lazy(r"(?m)^[ \t]*(?:#|//|-- |;)[ \t]*([^\W\d_][^\n]{0,159}+)\n[ \t]*(?:export[ \t]+)?"
                   r"([^\W\d][\w.-]{0,63})[ \t]*([=:])[ \t]*(?=\S)")
 # the secret's word in the comment: a password's (prose.py's words), or a secret's, a token's or a
 # key's that says which ("API key", "secret key", "clé API": a bare "key" is a dict's or a spec's)
