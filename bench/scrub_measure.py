@@ -121,7 +121,7 @@ def main(argv=None) -> int:
                           f"\n  text: {d.text[:300]!r}\n  out:  {out[:300]!r}")
             elif d.source != "email":
                 changed = out != d.text
-                if name in ("own", "peer", "scanners"):
+                if name in ("own", "peer", "scanners", "languages"):
                     fp[part + (" strict" if d.strict else " borderline")].append(changed)
                     if a.by_source:
                         fp[f"{part} {d.source}" + (" strict" if d.strict else " borderline")].append(changed)

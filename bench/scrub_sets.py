@@ -10,6 +10,8 @@ Sets
                the development half of the scanners' fixtures
   scanners     fixtures written here from the public rules and tests of scanners the corpora
                above do not use (bench/data/scanners/, see its README): unseen by the rules
+  languages    secrets in notes, chats, mail and settings in 38 languages (bench/data/languages/,
+               see its README; its own held-out half)
   notes        real notes: jbranchaud-til (1,872) and tldr-zh (1,161) archives
   machine      real documents on this machine: the Python standard library's sources, the
                Python documentation's topics (pydoc_data), man pages rendered to text, package
@@ -124,6 +126,19 @@ def scanners() -> Iterator[Doc]:
                       strict=rec.get("difficulty", "normal") != "borderline",
                       placeholder=bool(rec.get("placeholder")), held=held_out(doc_id),
                       extra={"rule": rec.get("rule", "")})
+
+
+def languages() -> Iterator[Doc]:
+    """bench/data/languages/*.jsonl: {"id", "lang", "text", "secrets" (empty: a negative),
+    "held"}: secrets in notes written in 38 languages (see its README)."""
+    folder = os.path.join(HERE, "data", "languages")
+    if not os.path.isdir(folder):
+        return
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".jsonl"):
+            for rec in _jsonl(os.path.join(folder, name)):
+                yield Doc("languages/" + rec["id"], rec["text"], "languages", rec["lang"],
+                          rec["secrets"] or None, held=bool(rec["held"]))
 
 
 def _tar(path: str) -> Iterator[tuple[str, str]]:
@@ -256,8 +271,8 @@ def synthetic() -> Iterator[Doc]:
                   "synthetic", "scifact")
 
 
-SETS = {"own": own, "peer": peer, "scanners": scanners, "notes": notes, "machine": machine,
-        "synthetic": synthetic}
+SETS = {"own": own, "peer": peer, "scanners": scanners, "languages": languages, "notes": notes,
+        "machine": machine, "synthetic": synthetic}
 
 
 def load(names=None) -> list[Doc]:
