@@ -219,6 +219,27 @@ def test_a_password_column_is_redacted_in_every_kind_of_table(tmp_path, brain_pa
     assert output.count("[REDACTED:password]") >= 4
 
 
+def test_secrets_written_in_other_languages_stay_out(tmp_path, brain_path, run):
+    """A person's notes in their own language: the word for password, API key or token in its
+    word order, a value given before its word, a chat answer, a setting named in the language,
+    a table headed in it, a comment over a transliterated name."""
+    pws = [password() + "#" for _ in range(8)]
+    key = "".join(random.choices(ALNUM, k=32))
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "fr.md").write_text(f"Le mot de passe du routeur est {pws[0]}.\nClé API du service météo : {key}\n")
+    (folder / "ru.md").write_text(f"{pws[1]} — это новый пароль от Steam.\n")
+    (folder / "chat.txt").write_text(f"[09:05] Ana: jaké je heslo k Wi-Fi?\n[09:06] Petr: {pws[2]}\n")
+    (folder / "settings.yaml").write_text(f"base_de_datos:\n  contraseña_bd: {pws[3]}\n")
+    (folder / "vi.md").write_text(f"| Dịch vụ | Mật khẩu |\n|---|---|\n| FTP | {pws[4]} |\n")
+    (folder / ".env.txt").write_text(f"# Парола за базата данни\nPAROLA_BD={pws[5]}\n")
+    (folder / "ja.md").write_text(f"管理画面にはパスワード「{pws[6]}」でログインしてください。\n")
+    (folder / "th.md").write_text(f"รหัสผ่านใหม่ของระบบบัญชีคือ {pws[7]} นะ\n")
+    run("brain", "ingest", folder, "--no-embed")
+    output = shown(run, "mot de passe пароль heslo contraseña Mật khẩu Парола パスワード รหัสผ่าน")
+    assert_kept_out(brain_path, output, *pws, key)
+
+
 def test_a_file_named_label_equals_value_keeps_its_value_out(tmp_path, brain_path, run):
     pw = password() + "!"
     folder = tmp_path / "notes"

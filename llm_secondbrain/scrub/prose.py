@@ -59,6 +59,7 @@ _TRIM_L = "([\"'`<*_«„“‚‘‹「『《〈【"
 _TRIM_R = ")]\"'`>*_.,:;»“”‘’›」』》〉】"
 _LETTER_AND_DIGIT = lazy(r"[A-Za-z].*\d|\d.*[A-Za-z]")  # (a quoted date in CJK, "2023年9月", is no password)
 _PARTICLE_AFTER = lazy(r"[^\W\d_]{0,4}[.,;:!?)]*")
+_GLUED_AFTER = lazy(r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]*")
 # an opening quote and the quotes that may close it: what follows the closer is not the value
 # ('"Bibimbap!Jeonju7"로', '「Onsen-Hakone9」で': a particle glued to the quoted word)
 _CLOSERS = {'"': '"', "'": "'", "«": "»", "„": "“”", "“": "”", "‚": "‘’", "‘": "’", "‹": "›", "「": "」",
@@ -232,8 +233,8 @@ def _trim(tok: str, s: int) -> tuple[str, int]:
     close = _CLOSERS.get(lead[-1:], "")
     if close:
         end = min((k for k in map(tok.find, close) if k >= 0), default=-1)
-        if end >= 0 and _PARTICLE_AFTER.fullmatch(tok, end + 1):
-            tok = tok[:end]  # (a closing quote, then at most a particle and punctuation)
+        if end >= 0 and (_PARTICLE_AFTER.fullmatch(tok, end + 1) or _GLUED_AFTER.fullmatch(tok, end + 1)):
+            tok = tok[:end]  # (a closing quote, then a particle, or text of a script without spaces)
     # keep symbols that belong to the password; drop quotes, brackets and sentence punctuation
     while tok:
         c = tok[-1]
