@@ -26,7 +26,7 @@ from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _P
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
 from .patterns import lazy
-from .prose import _PROSE_KW, _app_password, _prose_before, _prose_kw, after_word, after_word_start
+from .prose import _BEFORE_REACH, _PROSE_KW, _app_password, _prose_before, _prose_kw, after_word, after_word_start
 from .tables import csv_cells, delimited_cells, markdown_cells
 
 if TYPE_CHECKING:
@@ -142,6 +142,7 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
     last = -1
     repeat = ("", -1)  # the last label whose value was redacted, and where that value ends
     pw_char = -1  # the next character a password needs (_PW_CHAR): one search, reused while ahead
+    digit = -1 - _BEFORE_REACH  # a digit a password written before its word needs, looked for the same way
     for i, stem in _stems(low, stems, skip):
         if i < last or i < spans.skip_to:
             continue
@@ -183,7 +184,11 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
         if not done and stem in _KEY_WORDS:
             _key_elsewhere(text, low, i, stem, spans)
         elif not done and stem in _PW_STEMS:
-            _prose_before(text, low, i, spans, words)
+            if digit < i - _BEFORE_REACH:  # (the first digit at or after the window's start)
+                dm = _DIGIT.search(text, i - _BEFORE_REACH)
+                digit = dm.start() if dm is not None else len(text)
+            if digit < i:
+                _prose_before(text, low, i, spans, words)
             if pw_char < i:
                 pm = _PW_CHAR.search(text, i)
                 pw_char = pm.start() if pm is not None else len(text)
@@ -334,6 +339,7 @@ def _label_info(ident: str) -> tuple:
 # (a keyword of at most 12 characters, then 90), runs of plain words ("password: " x N) are
 # not judged one by one.
 _PW_CHAR = lazy(r"[0-9!#$%&*?@^~\x80-\U0010ffff]")
+_DIGIT = lazy(r"\d")
 _PROSE_REACH = 12 + 90
 _PW_STEMS = frozenset(stem for stem, _, kind in SECRET_WORDS_ELSEWHERE if kind == "password")
 # a key's or a token's word in another language: its forms (SECRET_WORDS_ELSEWHERE) by stem
@@ -1058,6 +1064,8 @@ def _commented(text: str, low: str, spans: _Spans) -> None:
     transliteration the label rules cannot read. The value is judged as the comment's word would
     have it (a password: a word shaped as one; a key: as "API key: …" is), unless the name says it
     is something else (a user, a host, a port)."""
+    if not spans.worded:
+        return  # (no secret's word anywhere: none in a comment)
     for m in _COMMENTED.finditer(text):
         comment = low[m.start(1):m.end(1)]
         name = m.group(2)

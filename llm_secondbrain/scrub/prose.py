@@ -109,6 +109,7 @@ def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
 
 _IS = LOGIN_IS | {"=", ":", "was", "war", "var", "lautet"}  # (a copula, not "for" or "til")
 _BEFORE_WORDS = 6  # a password written before its word stands at most this many words before it
+_BEFORE_REACH = 120  # ... and this many characters
 _DASHES = frozenset("–—")
 
 
@@ -116,15 +117,16 @@ def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> No
     """A password written before its word, as many languages put the new value first:
     "Vq9!mLz3Ht is the new password", "Chaton_Gris_88 est le nouveau mot de passe", "Matryoshka_77
     — это новый пароль", "SaiGon_Mua88 là mật khẩu mới". Within _BEFORE_WORDS words of the
-    password word on its line: a word shaped as a password, with a digit, right before a
+    password word on its line: a word shaped as a password, with a digit (the caller looks for
+    one within _BEFORE_REACH first), right before a
     word that connects ("is", "est", "là") or a dash, which says the sentence is about that word
     (a tag in code before a comment on passwords is not, nor a name assigned with "="), or in
     quotes, which mark a literal value ('«Falak-Najm-2023» في خانة كلمة المرور'); the first such
     word, and none before a word that stops the look ("like", "e.g.")."""
+    bol = max(low.rfind("\n", max(0, i - _BEFORE_REACH), i) + 1, i - _BEFORE_REACH)
     e = after_word(low, i, _PROSE_KW)[0]
     if e < 0 or low.startswith("pass", i) and e - i == 4:
         return  # ("pass" is a verb and a count too: "E2fsck now uses less time in pass 5")
-    bol = max(low.rfind("\n", 0, i) + 1, i - 120)
     found = list(_WORD.finditer(text, bol, i))[-_BEFORE_WORDS - 1:]
     for k, wm in enumerate(found[:-1] if found and found[-1].end() >= i else found):
         key = wm.span()
@@ -155,6 +157,8 @@ def _chat_answers(text: str, low: str, spans: _Spans) -> None:
     is a message of one word shaped as a password with a digit, and at most a short word after it
     (a particle, "thanks"); a longer message is prose, left to the other rules. "pass", "pw" and
     "pwd" ask for nothing ("did the build pass?")."""
+    if not spans.worded:
+        return  # (no secret's word anywhere: none in a question)
     for q in _QUESTION.finditer(low):
         if not any(after_word_start(low, m.start()) and m.group() not in ("pass", "pw", "pwd")
                    for m in _PROSE_KW.finditer(low, q.start(), q.end())):
