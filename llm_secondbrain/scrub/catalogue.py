@@ -1439,7 +1439,7 @@ CONTEXT_WORDS = ("token", "secret", "key", "passw", "passord", "kennwort", "cred
 # ... in other languages: the stems of SECRET_WORDS_ELSEWHERE (English's "pass" and "pw" aside, too
 # short to count inside any word) and the words for "secret" a key's or a token's name may hold
 CONTEXT_WORDS_ELSEWHERE = (*(stem for stem, _, _ in SECRET_WORDS_ELSEWHERE if stem not in ("pass", "pw", "mdp")),
-                           "secret", "segret", "секрет", "シークレット", "시크릿", "秘密", "सीक्रेट", "ซีเคร็ต",
+                           "segret", "секрет", "シークレット", "시크릿", "秘密", "सीक्रेट", "ซีเคร็ต",
                            "سري", "סוד", "tajn", "titkos", "salainen", "sekret", "hemlig", "geheim", "bí mật",
                            "rahasia", "rahsia", "gizli", "μυστικ", "비번", "lösen")
 # words that say "this long string is a hash / id / public thing"

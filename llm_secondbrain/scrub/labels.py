@@ -19,9 +19,8 @@ import re
 from typing import TYPE_CHECKING
 
 from .catalogue import (AUTH_SCHEMES, CODE_WORDS, FLAG_NOUNS, FOREIGN_KEY_WORDS, FUSED_PASS_PREFIXES, KEY_QUALIFIERS,
-                        LABEL_TRAILERS,
-                        NOT_A_VALUE, PAGING_WORDS, PASSWORD_WORDS, PAT_OWNERS, SECRET_WORDS, SECRET_WORDS_ELSEWHERE,
-                        SERVICES, SPACED_LABELS, WIFI_WORDS)
+                        LABEL_TRAILERS, NOT_A_VALUE, PAGING_WORDS, PASSWORD_WORDS, PAT_OWNERS, SECRET_WORDS,
+                        SECRET_WORDS_ELSEWHERE, SERVICES, SPACED_LABELS, WIFI_WORDS)
 from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _PWD, _SEC, _WEAK, _b64_creds,
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
@@ -283,7 +282,8 @@ LABEL_STEMS = ("pass", "pw", "psk", "pat", "secret", "sig", "sleutel", "schlüss
                "contrase", "clave", "dockerc", "lösenord", "losenord", "wachtwoord", "mdp", "nøkkel", "nokkel",
                "nyckel", "nøgle", "nogle", "hasło", "haslo", "heslo", "jelszó", "jelszo",
                "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호",
-               "laluan", "sandi", "khau", "khẩu", "geheim", "segret", "sekret")  # (kata_laluan, kata_sandi, mat_khau: PASSWORD_WORDS joins them)
+               # (the second word of kata_laluan, kata_sandi, mat_khau: PASSWORD_WORDS joins them)
+               "laluan", "sandi", "khau", "khẩu", "geheim", "segret", "sekret")
 SCAN_STEMS = tuple(dict.fromkeys((*LABEL_STEMS, *(stem for stem, _, _ in SECRET_WORDS_ELSEWHERE))))
 _STEM_AT_END = frozenset(("pat",))
 _STEM = lazy("|".join(re.escape(w) + ("(?![a-z])" if w in _STEM_AT_END else "") for w in LABEL_STEMS))

@@ -48,8 +48,8 @@ _PROSE_KW = lazy("(?:" + "|".join(forms for _, forms, kind in SECRET_WORDS_ELSEW
                  + ")(?![a-z0-9_])")
 # Chinese, Japanese, Korean and Thai write no spaces, and Hebrew and Arabic glue "the", "and" and
 # prepositions to a word: a password word there may follow other characters ("数据库密码",
-# "הסיסמה", "وكلمة المرور"), take a
-# particle ("密码是", "パスワードは", "비밀번호는", "รหัสผ่านคือ") and be glued to its value
+# "הסיסמה", "وكلمة المرور"), take a particle ("密码是", "パスワードは", "비밀번호는", "รหัสผ่านคือ")
+# and be glued to its value
 _WIDE = lazy(r"[\u0590-\u06ff\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _THAI = lazy(r"[\u0e00-\u0e7f]")
 _PARTICLE = lazy(r"(是|为|為|は|が|는|은|가|이|です|คือ|)[ \t\u3000]*")
@@ -118,11 +118,11 @@ def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> No
     "Vq9!mLz3Ht is the new password", "Chaton_Gris_88 est le nouveau mot de passe", "Matryoshka_77
     — это новый пароль", "SaiGon_Mua88 là mật khẩu mới". Within _BEFORE_WORDS words of the
     password word on its line: a word shaped as a password, with a digit (the caller looks for
-    one within _BEFORE_REACH first), right before a
-    word that connects ("is", "est", "là") or a dash, which says the sentence is about that word
-    (a tag in code before a comment on passwords is not, nor a name assigned with "="), or in
-    quotes, which mark a literal value ('«Falak-Najm-2023» في خانة كلمة المرور'); the first such
-    word, and none before a word that stops the look ("like", "e.g.")."""
+    one within _BEFORE_REACH first), right before a word that connects ("is", "est", "là") or a
+    dash, which says the sentence is about that word (a tag in code before a comment on
+    passwords is not, nor a name assigned with "="), or in quotes, which mark a literal value
+    ('«Falak-Najm-2023» في خانة كلمة المرور'); the first such word, and none before a word that
+    stops the look ("like", "e.g.")."""
     bol = max(low.rfind("\n", max(0, i - _BEFORE_REACH), i) + 1, i - _BEFORE_REACH)
     e = after_word(low, i, _PROSE_KW)[0]
     if e < 0 or low.startswith("pass", i) and e - i == 4:
