@@ -771,6 +771,7 @@ LABEL_RULES: tuple[Rule, ...] = (
         'APIキーは ⟦{alnum:24}⟧ です',
     ),
            counter=('parola chiave: Python3x', 'clé USB: SanDisk64GB', 'chiave: Casa2024', 'la chiave è sotto il vaso',
+                    'APIキーは管理画面の「設定2」から発行。', 'トークンは24時間で失効します。',
                     'ключ: 12345678', 'キーボード: Logicool2024', '키보드: Logi2024x', 'la clé est sous le paillasson')),
     Reader("label-flag", "label",
         examples=(
@@ -859,7 +860,7 @@ LABEL_RULES: tuple[Rule, ...] = (
         'kata sandi: ⟦Kq7{alnum:9}!⟧',
         'รหัสผ่านคือ ⟦Kq7{alnum:9}!⟧',
         'nova lozinka je ⟦Kq7{alnum:9}!⟧',
-        'parola: ⟦Kq7{alnum:9}!⟧',
+        'la parola d\'ordine è ⟦Kq7{alnum:9}!⟧',
         'naujas slaptažodis yra ⟦Kq7{alnum:9}!⟧',
         'رمز عبور: ⟦Kq7{alnum:9}!⟧',
         'nova šifra za wifi je ⟦Kq7{alnum:9}!⟧',
@@ -867,7 +868,7 @@ LABEL_RULES: tuple[Rule, ...] = (
         '⟦Kq7{alnum:9}!⟧ is the new password for the NAS',  # the value first
         '⟦Sommer_Hytta_88⟧ est le nouveau mot de passe du routeur',
         '⟦Sommer_Hytta_88⟧ — это новый пароль от роутера',
-        '⟦Hytta2024x⟧ là mật khẩu mới',
+        '⟦Hytta_Fjord_2024⟧ là mật khẩu mới',
         'パスワード「⟦Kq7{alnum:9}⟧」でログイン',  # a quoted value, a particle glued after it
         '비밀번호 "⟦Kq7{alnum:9}!⟧"로 로그인하세요',
         'временната ти парола е „⟦Sommer_Hytta_88⟧“.',
@@ -887,6 +888,15 @@ LABEL_RULES: tuple[Rule, ...] = (
                '.TH PWD "1" "2023年9月" "GNU coreutils"',
                'define f($user,$password="",$timeout="0") {',
                'uses: actions/checkout@v4.2.2 # if password != confirm_password',
+               'PBKDF2 is a password hashing function defined in RFC 8018.',
+               'Ubuntu22 ist das neue System, das Passwort bleibt.',
+               'Sprint42 — password reset flow redesign',
+               'Le champ du mot de passe s\'appelle "mdp_saisie2".',
+               'Пароль хранится в файле «доступ2024.kdbx».',
+               'Parola: Covid19 (nuova voce del dizionario)',
+               'Palabras clave: covid19, sars-cov-2',
+               '密码是2024年3月改的。',
+               'パスワード（8〜64文字）',
            )),
 )
 
@@ -905,7 +915,7 @@ DETECTORS: tuple[Rule, ...] = (
     Reader("chat-answer", "password", keywords=("?", "？", "؟"),
         examples=(
             '[07:58] Elin: vet någon lösenordet till kundportalen?\n[07:59] Johan: ⟦Vinter2023#⟧\n',
-            'Ana: what is the wifi password?\nBo: ⟦Hytta{digits:4}⟧\n',
+            'Ana: what is the wifi password?\nBo: ⟦Hytta#{digits:4}⟧\n',
             '[09:20] 佐藤: 共有アカウントのパスワードは？\n[09:21] 鈴木: ⟦Sakura#Fuji2024⟧ です\n',
             'jaké je heslo k Wi-Fi pro hosty?\n⟦Knedlik_Zeli_2023⟧\n',
         ),
@@ -913,6 +923,8 @@ DETECTORS: tuple[Rule, ...] = (
             'did the build pass?\nv2.3.1\n',
             'What is the password policy?\nMinimum 12 characters, one digit.\n',
             'Which port does the password service use?\n8080\n',
+            'Welcher Server hat das neue Passwort?\nBen: srv-db01\n',  # a name with a digit answers "which"
+            'Who reset the password for the shared mailbox?\nBen: jdoe42\n',
         )),
     Reader("app-password", "password", keywords=(("app", "pass"),),
     examples=(
@@ -1016,6 +1028,10 @@ DETECTORS: tuple[Rule, ...] = (
             '# password policy\nMIN_LENGTH=12\n',
             '# token settings\nTOKEN_TTL=3600\n',
             '# API key for the maps service\nMAPS_ENABLED=true\n',
+            '# API key lives in 1Password\nAPI_VERSION=2023-10-01\n',
+            '# Senha do banco\nSERVIDOR=db-prod-01\n',
+            '; Kennwort wird beim ersten Start gesetzt\nSprache=de_DE.UTF-8\n',
+            '# The DB password comes from the secret below\nimage: postgres:16-alpine\n',
             '# the password is read from the vault\nVAULT_PATH=secret/data/app\n',
         )),
     Reader("bundler-credentials", "password", keywords=("bundle_",),
@@ -1227,7 +1243,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("mdp", r"mdp", "password"),
     ("contrase", r"contraseña|contrasena|contrasenya", "password"),  # Spanish, Catalan
     ("contrasin", r"contrasinal", "password"),  # Galician
-    ("clave", r"(?<!palabra )clave", "password"),  # (a "palabra clave" is a keyword)
+    ("clave", r"(?<!palabra )(?<!palabras )clave", "password"),  # (a "palabra clave" is a keyword)
     ("lösenord", r"lösenord(?:et)?", "password"),
     ("losenord", r"losenord(?:et)?", "password"),
     ("adgangskode", r"adgangskode(?:n)?", "password"),
@@ -1248,7 +1264,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("шифр", r"шифр(?:а|е|у|ом)", "password"),
     ("şifre", r"şifre(?:si|niz|m)?", "password"),  # Turkish
     ("sifre", r"sifre(?:si|niz|m)?", "password"),
-    ("parol", r"parola(?:sı|si)?(?! chiave)|parolă", "password"),  # Turkish, Romanian, Italian's "parola d'ordine"
+    ("parol", r"parola(?:sı|si)|parolă|parola d'ordine", "password"),  # Turkish, Romanian, Italian (a bare "parola" is a word)
     ("lozink", r"lozink(?:om|[aeiu])", "password"),  # Croatian, Serbian, Bosnian
     ("gesl", r"gesl[oa]", "password"),  # Slovenian
     ("parool", r"parool(?:i)?", "password"),  # Estonian
@@ -1461,7 +1477,7 @@ CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport",
 CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 PROSE_CONNECTORS = frozenset(
     "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "
-    "és este on yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это е је "
+    "és este yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это е је "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
     "midlertidig vorläufiges provisoire default -> => - – — →".split())
 PROSE_STOPS = frozenset("like such e.g. eg. example z.b. zb som wie comme como zoals".split())

@@ -25,7 +25,8 @@ from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _P
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
 from .patterns import lazy
-from .prose import _BEFORE_REACH, _PROSE_KW, _app_password, _prose_before, _prose_kw, after_word, after_word_start
+from .prose import (_BEFORE_REACH, _PROSE_KW, _app_password, _prose_before, _prose_kw, after_word, after_word_start,
+                    strong)
 from .tables import csv_cells, delimited_cells, markdown_cells
 
 if TYPE_CHECKING:
@@ -195,8 +196,9 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
                 _prose_kw(text, low, i, spans, words)
 
 
+_WIDE_CHAR = lazy(r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u0e00-\u0e7f]")
 _QUALIFIER_BEFORE = lazy(r"(?<![a-z])(?:api|secret|private|access)[- \t]?$")
-_KEY_SEP = lazy(r"[ \t\u3000]*(?:[:=：＝]|(?:est|è|é|es|jest|je|ist|är|er|is|это|on|yra|este|és)(?=[ \t]))[ \t\u3000]*")
+_KEY_SEP = lazy(r"[ \t\u3000]*(?:[:=：＝]|(?:est|è|é|es|jest|je|ist|är|er|is|это|yra|este|és)(?=[ \t]))[ \t\u3000]*")
 
 
 def _key_elsewhere(text: str, low: str, i: int, stem: str, spans: _Spans) -> None:
@@ -216,7 +218,16 @@ def _key_elsewhere(text: str, low: str, i: int, stem: str, spans: _Spans) -> Non
     label = _KEY_WORDS_KIND[stem]
     if " " in low[i:e] or _QUALIFIER_BEFORE.search(low, max(0, i - 10), i) is not None:
         label = "api_key"
-    _value_at(text, past, _label_info(label), ":", spans, "label-elsewhere")
+    vm = _VALUE.match(text, past)
+    if vm is None or _WIDE_CHAR.match(text, past):
+        return  # (a sentence goes on in a script without spaces: "APIキーは管理画面から発行")
+    g = vm.lastindex if vm.lastindex != 1 else 2
+    v = vm.group(g)
+    if g == 6:
+        wide = _WIDE_CHAR.search(v)
+        v = v[:wide.start()] if wide is not None else v  # ("24時間で失効します" is "24")
+    if v:
+        _check_value(text, _label_info(label), ":", g != 6, v, vm.start(g), spans, "label-elsewhere")
 
 
 _WORD_BEFORE = lazy(r"[A-Za-z0-9-]{1,14}$")
@@ -1051,6 +1062,11 @@ _COMMENT_KEY = lazy(r"(?<![^\W\d_])(?:(?:api|secret|access|private|signing)[ -]?
                    + "|".join(stem for stem, _, kind in SECRET_WORDS_ELSEWHERE if kind == "key")
                    + r")|(?:" + "|".join(stem for stem, _, kind in SECRET_WORDS_ELSEWHERE if kind == "key")
                    + r").{0,12}(?<![^\W\d_])api(?![^\W\d_])")
+# a key under a comment that names one is long and made of key characters only: not a version
+# ("2023-10-01"), an image ("postgres:16-alpine"), a name ("orders-prod2")
+_COMMENT_KEY_MIN = 20
+_KEYLIKE = lazy(r"[A-Za-z0-9_\-+/=]+")
+_HAS_LETTER_AND_DIGIT = lazy(r"[A-Za-z].*\d|\d.*[A-Za-z]")
 _LINE_REST = lazy(r"[ \t]*[,;]?[ \t]*(?:(?:#|//)[^\n]*)?\r?(?:\n|$)")  # the end of a setting's line
 # a part of the name that says the value is something else (DB_USER under "# database password")
 _NOT_SECRET_PART = frozenset("user username usuario utilisateur benutzer login host hostname server port url uri "
@@ -1061,9 +1077,10 @@ _NOT_SECRET_PART = frozenset("user username usuario utilisateur benutzer login h
 def _commented(text: str, low: str, spans: _Spans) -> None:
     """A setting whose comment above it says what it is: "# Парола за базата данни" over
     "PAROLA_BD=…", "# מפתח API לשירות המיילים" over "MAFTEACH_API=…" — the name in a script or a
-    transliteration the label rules cannot read. The value is judged as the comment's word would
-    have it (a password: a word shaped as one; a key: as "API key: …" is), unless the name says it
-    is something else (a user, a host, a port)."""
+    transliteration the label rules cannot read. As the name says nothing, the value must: a
+    password only a password looks like (prose.strong), a key of _COMMENT_KEY_MIN key characters
+    or more, then judged as "API key: …" is; and not when the name says it is something else (a
+    user, a host, a port)."""
     if not spans.worded:
         return  # (no secret's word anywhere: none in a comment)
     for m in _COMMENTED.finditer(text):
@@ -1079,10 +1096,13 @@ def _commented(text: str, low: str, spans: _Spans) -> None:
                for k in _PROSE_KW.finditer(comment)):
             g = vm.lastindex if vm.lastindex != 1 else 2
             v, vs = vm.group(g), vm.start(g)
-            if _pw_shape(v) and not spans.value_filter(v, _PWD, g != 6):
+            if "." not in v and strong(v, _pw_shape(v)) and not spans.value_filter(v, _PWD, g != 6):  # (de_DE.UTF-8)
                 spans.add(vs, vs + len(v), "password", text, "comment-label")
         elif _COMMENT_KEY.search(comment) is not None:
-            _value_at(text, m.end(), _label_info("api_key"), m.group(3), spans, "comment-label")
+            g = vm.lastindex if vm.lastindex != 1 else 2
+            v = vm.group(g)
+            if len(v) >= _COMMENT_KEY_MIN and _KEYLIKE.fullmatch(v) and _HAS_LETTER_AND_DIGIT.search(v):
+                _value_at(text, m.end(), _label_info("api_key"), m.group(3), spans, "comment-label")
 
 
 def _bundler(text: str, low: str, spans: _Spans) -> None:

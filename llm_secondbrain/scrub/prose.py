@@ -57,7 +57,6 @@ _PAIR_KW = lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials
 _WORD = lazy(r"\S+")
 _TRIM_L = "([\"'`<*_«„“‚‘‹「『《〈【"
 _TRIM_R = ")]\"'`>*_.,:;»“”‘’›」』》〉】"
-_LETTER_AND_DIGIT = lazy(r"[A-Za-z].*\d|\d.*[A-Za-z]")  # (a quoted date in CJK, "2023年9月", is no password)
 _PARTICLE_AFTER = lazy(r"[^\W\d_]{0,4}[.,;:!?)]*")
 _GLUED_AFTER = lazy(r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]*")
 # an opening quote and the quotes that may close it: what follows the closer is not the value
@@ -108,6 +107,26 @@ def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
 
 
 _IS = LOGIN_IS | {"=", ":", "was", "war", "var", "lautet"}  # (a copula, not "for" or "til")
+_JOINED = lazy(r"[^\W\d_]+[-_][^\W_]")  # words joined by a hyphen or an underscore ("Chaton_Gris_88")
+
+
+def strong(tok: str, shape: int) -> bool:
+    """A word only a password looks like, wherever it stands: letters, digits and a symbol
+    (shape 2), or capitals, small letters and digits in words joined by "-" or "_"
+    ("Chaton_Gris_88", "pizza-Napoli-1987"). A name with a digit ("Python3", "Ubuntu22",
+    "srv-db01", "OPS-1234") is not; a rule that reads a value far from its password word, or
+    before it, wants one of these."""
+    if shape == 2:
+        return True
+    return (shape == 1 and len(tok) >= 8 and _JOINED.search(tok) is not None and any(c.isdigit() for c in tok)
+            and any(c.isupper() for c in tok) and any(c.islower() for c in tok))
+
+
+# nouns that make a compound with the password word before them: "PBKDF2 is a password hashing
+# function" is about hashing, not a password
+_COMPOUND_AFTER = frozenset("hash hashes hashing policy policies reset resets manager managers field fields format "
+                            "length rule rules rotation expiry change changes prompt prompts protected protection "
+                            "file files strength requirements audit".split())
 _BEFORE_WORDS = 6  # a password written before its word stands at most this many words before it
 _BEFORE_REACH = 120  # ... and this many characters
 _DASHES = frozenset("–—")
@@ -117,29 +136,36 @@ def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> No
     """A password written before its word, as many languages put the new value first:
     "Vq9!mLz3Ht is the new password", "Chaton_Gris_88 est le nouveau mot de passe", "Matryoshka_77
     — это новый пароль", "SaiGon_Mua88 là mật khẩu mới". Within _BEFORE_WORDS words of the
-    password word on its line: a word shaped as a password, with a digit (the caller looks for
-    one within _BEFORE_REACH first), right before a word that connects ("is", "est", "là") or a
-    dash, which says the sentence is about that word (a tag in code before a comment on
-    passwords is not, nor a name assigned with "="), or in quotes, which mark a literal value
-    ('«Falak-Najm-2023» في خانة كلمة المرور'); the first such word, and none before a word that
-    stops the look ("like", "e.g.")."""
+    password word on its line: a word only a password looks like (`strong`: "Python3 is the
+    password hashing default" names a tool) that opens the sentence (an article before it at
+    most), right before a word that connects ("is", "est", "là") or a dash, which says the
+    sentence is about that word (a tag in code before a comment on passwords is not, nor a name
+    assigned with "="), or in quotes a word before the password's ('a „…” jelszóval'); not when
+    the password word starts a compound ("password hashing", "password policy")."""
     bol = max(low.rfind("\n", max(0, i - _BEFORE_REACH), i) + 1, i - _BEFORE_REACH)
     e = after_word(low, i, _PROSE_KW)[0]
     if e < 0 or low.startswith("pass", i) and e - i == 4:
         return  # ("pass" is a verb and a count too: "E2fsck now uses less time in pass 5")
-    found = list(_WORD.finditer(text, bol, i))[-_BEFORE_WORDS - 1:]
-    for k, wm in enumerate(found[:-1] if found and found[-1].end() >= i else found):
+    after = _WORD.match(low, e + 1) if e + 1 < len(low) and low[e] == " " else None
+    if after is not None and after.group().strip(".,;:!?") in _COMPOUND_AFTER:
+        return
+    found = list(_WORD.finditer(text, bol, i))
+    if found and found[-1].end() >= i:
+        found.pop()  # (the password word's own head, glued before it: "вход" in "входпароль")
+    for k, wm in enumerate(found):
+        quoted = wm.group()[:1] in _CLOSERS and len(found) - k <= 2  # (a quoted value, at most a word before the password's)
+        if not quoted and (k > 1 or (k == 1 and len(found[0].group()) > 3)):
+            continue  # the value opens the sentence, after an article at most ("Το …")
         key = wm.span()
         judged = words.get(key)
         if judged is None:
             judged = words[key] = _judge_word(wm.group(), key[0])
         stop, tok, s, shape, bad, _, _, _ = judged
-        if stop:
+        if stop or bad:
             return
         nxt = found[k + 1].group().lower() if k + 1 < len(found) else ""
-        if not bad and shape in (1, 2) and any(c.isdigit() for c in tok) and (
-                (nxt in PROSE_CONNECTORS and nxt[:1].isalpha()) or nxt in _DASHES
-                or (wm.group()[:1] in _CLOSERS and _LETTER_AND_DIGIT.search(tok))):
+        if strong(tok, shape) and len(found) - k <= _BEFORE_WORDS and (
+                (nxt in PROSE_CONNECTORS and nxt[:1].isalpha()) or nxt in _DASHES or quoted):
             spans.add(s, s + len(tok), "password", text, "prose-password")
             return
 
@@ -154,7 +180,8 @@ _ANSWER_LINES = 2  # the answer is looked for in this many lines after the quest
 def _chat_answers(text: str, low: str, spans: _Spans) -> None:
     """A password asked for and given in the next message: "[07:58] Elin: what is the wifi
     password?" then "[07:59] Johan: Vinter2023#" (or "鈴木: Sakura#Fuji2024 です"). The answer
-    is a message of one word shaped as a password with a digit, and at most a short word after it
+    is a message of one word only a password looks like (`strong`: "which server has the new
+    password?" is answered "srv-db01"), and at most a short word after it
     (a particle, "thanks"); a longer message is prose, left to the other rules. "pass", "pw" and
     "pwd" ask for nothing ("did the build pass?")."""
     if not spans.worded:
@@ -174,7 +201,7 @@ def _chat_answers(text: str, low: str, spans: _Spans) -> None:
             if said and len(said) <= 2 and (len(said) == 1 or len(said[1]) <= 4):
                 start = text.find(said[0], head)
                 stop, tok, s, shape, bad, _, _, _ = _judge_word(said[0], start)
-                if not stop and not bad and shape in (1, 2) and any(c.isdigit() for c in tok):
+                if not stop and not bad and strong(tok, shape):
                     spans.add(s, s + len(tok), "password", text, "chat-answer")
                 break
             if said:
@@ -267,6 +294,9 @@ def _judge_word(raw: str, start: int) -> tuple:
     if lw in PROSE_STOPS or raw.startswith("--"):
         return (True, "", start, 0, False, False, False, False)  # ("--oracle-hostname=…": a command's next option)
     tok, s = _trim(raw, start)
+    wide = _WIDE.search(tok)
+    if wide is not None:  # (a script without spaces glued after it: "2024年3月改的" is "2024")
+        tok = tok[:wide.start()]
     shape = _pw_shape(tok) if tok else 0
     if not shape and tok and raw[0] in "\"'`" and _QUOTED_WORD.fullmatch(raw) and tok.isalpha() and 4 <= len(tok) <= 40:
         shape = _QUOTED  # "the default password is 'blooberry'": quotes mark a literal value
@@ -332,7 +362,7 @@ def _prose_after(text, low, pos, spans, words: dict, quoted: bool = True) -> Non
         # merely reads as random to an English eye names what the password is for: "hyttekontoen")
         if shape == 2 or (shape == 1 and after_connector and (after_is or not tok.isalpha())) or (
                 shape == _QUOTED and after_copula) or (
-                quoted and shape == 1 and wm.group()[:1] in _CLOSERS and _LETTER_AND_DIGIT.search(tok)):  # a quoted value
+                quoted and count <= 1 and wm.group()[:1] in _CLOSERS and strong(tok, shape)):  # quoted, a word after the password's at most
             if not bad:
                 spans.add(s, s + len(tok), "password", text, "prose-password")
             return
