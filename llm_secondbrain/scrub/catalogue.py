@@ -1388,6 +1388,28 @@ PLACEHOLDER_WORDS = frozenset(
     "set missing omitted private public same_as_above see_above secure supersecret "
     "correcthorsebatterystaple geheim hemmelig passord123 password123 sensitive confidential "
     "auto generated random".split())
+# a field's rule or a password's state written where its value would be ("Password: mandatory",
+# "| Passwort | abgelaufen |"), in English and the languages of SECRET_WORDS_ELSEWHERE; a label's
+# value only (a password may be made of one with digits: "Reset2024!")
+FIELD_STATES = frozenset(
+    "mandatory expired unchanged changed forgotten locked disabled enabled reset "
+    "erforderlich pflichtfeld abgelaufen gesperrt vergessen unverändert "
+    "obligatoire facultatif facultative expiré expirée "
+    "obligatorio obligatoria opcional caducado caducada "
+    "obrigatório obrigatória expirada expirado "
+    "obbligatorio obbligatoria facoltativo facoltativa scaduta scaduto "
+    "verplicht optioneel verlopen "
+    "obligatoriskt valfritt valfri påkrevd valgfri obligatorisk utgått "
+    "pakollinen valinnainen vanhentunut "
+    "wymagane wymagany opcjonalne wygasło "
+    "povinné povinný volitelné "
+    "zorunlu "
+    "kötelező "
+    "obligatoriu opțional "
+    "обязательно необязательно обязательный истёк истек "
+    "обов'язково "
+    "υποχρεωτικό προαιρετικό "
+    "obavezna obavezno".split())
 # documented defaults of servers and images: not a secret of the user's
 DEFAULT_PASSWORDS = frozenset(
     "postgres mysql mariadb root admin changeme changeit password secret guest oracle tiger "

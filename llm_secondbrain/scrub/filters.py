@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 from urllib.parse import unquote
 
-from .catalogue import (DEFAULT_PASSWORDS, FILE_TYPES, PATH_ENDINGS, PLACEHOLDER_ENDINGS, PLACEHOLDER_INNER,
-                        PLACEHOLDER_OPENINGS, PLACEHOLDER_WORDS, REFERENCE_PREFIXES)
+from .catalogue import (DEFAULT_PASSWORDS, FIELD_STATES, FILE_TYPES, PATH_ENDINGS, PLACEHOLDER_ENDINGS,
+                        PLACEHOLDER_INNER, PLACEHOLDER_OPENINGS, PLACEHOLDER_WORDS, REFERENCE_PREFIXES)
 from .patterns import compiled, lazy
 
 
@@ -353,9 +353,10 @@ PLACEHOLDER: list[Filter] = []
     'PyObject *key = NULL;\n__pyx_t_1 = __Pyx_PyObject_FastCall(f, __pyx_callargs+__pyx_t_4, 2);',
     'password: changeme',
     'api_key: "placeholder"',
+    'Password: mandatory\n| Benutzer | Passwort |\n|---|---|\n| mmueller | abgelaufen |\n',
 ))
 def _placeholder_word(v: str, lv: str) -> bool:
-    return lv in PLACEHOLDER_WORDS
+    return lv in PLACEHOLDER_WORDS or lv in FIELD_STATES
 
 
 @named(PLACEHOLDER, "escaped_placeholder",
