@@ -874,6 +874,7 @@ LABEL_RULES: tuple[Rule, ...] = (
         'временната ти парола е „⟦Sommer_Hytta_88⟧“.',
         'SSH anahtarının parolası olarak "⟦Sommer_Hytta_88⟧" girin',
         'a „⟦Kq7{alnum:9}!⟧” jelszóval',
+        'password: hello ⟦Kq7#{alnum:6}⟧',  # (a word the sentence goes on from stays on a second pass)
     ),
            counter=(
                'asking the user for passwords using plymouth(8), wall(1)',

@@ -648,7 +648,8 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
     word, action = verdict
     if word >= 0:
         after = text[vs + word:vs + word + 3]
-        if (after[:1] == " " and (after[1:2].isalpha() or after[1:3] in ("= ", "| "))) or (
+        if (after[:1] == " " and (after[1:2].isalpha() or after[1:3] in ("= ", "| ")
+                                  or text.startswith(_MARK, vs + word + 1))) or (
                 info[3] and _SENTENCE_GOES_ON.match(text, vs + word) is not None):
             # (after a flag, a word the sentence goes on from at the next line or after a comma:
             # "the --ftp-password command" / "switches", "--proxy-password respectively, and")

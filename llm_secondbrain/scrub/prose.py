@@ -152,7 +152,10 @@ def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> No
     found = list(_WORD.finditer(text, bol, i))
     if found and found[-1].end() >= i:
         found.pop()  # (the password word's own head, glued before it: "вход" in "входпароль")
-    for k, wm in enumerate(found):
+    for k in sorted({0, 1, len(found) - 2, len(found) - 1}):  # (the sentence's opening, the password word's side)
+        if k < 0 or k >= len(found):
+            continue
+        wm = found[k]
         quoted = wm.group()[:1] in _CLOSERS and len(found) - k <= 2  # (a quoted value, at most a word before the password's)
         if not quoted and (k > 1 or (k == 1 and len(found[0].group()) > 3)):
             continue  # the value opens the sentence, after an article at most ("Το …")
@@ -291,8 +294,9 @@ def _judge_word(raw: str, start: int) -> tuple:
     if _MARK in raw:
         return (True, "", start, 0, False, False, False, False)  # already redacted here
     lw = raw.lower().strip("\"'`*_")
-    if lw in PROSE_STOPS or raw.startswith("--"):
-        return (True, "", start, 0, False, False, False, False)  # ("--oracle-hostname=…": a command's next option)
+    if lw in PROSE_STOPS or raw.startswith("--") or _PROSE_KW.fullmatch(lw.rstrip(":：")) is not None:
+        # ("--oracle-hostname=…": a command's next option; another password word: its own look)
+        return (True, "", start, 0, False, False, False, False)
     tok, s = _trim(raw, start)
     wide = _WIDE.search(tok)
     if wide is not None:  # (a script without spaces glued after it: "2024年3月改的" is "2024")
