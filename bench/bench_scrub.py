@@ -62,6 +62,12 @@ ADVERSARIAL = {
     "table headers": lambda n: _cycle("| Password |\n|---|\n", n),
     "csv headers": lambda n: _cycle("name,url,password\n", n),
     "titles over values": lambda n: _cycle("Wifi password:\nHytta2024\n", n),
+    # other languages' words (catalogue.SECRET_WORDS_ELSEWHERE): every one reads its neighbours
+    "password word, no spaces": lambda n: _cycle("パスワード「", n),
+    "password word, spaced": lambda n: _cycle("パスワード ", n),
+    "quoted value before": lambda n: _cycle("„Kq7#x9“ jelszóval ", n),
+    "key word, Romance order": lambda n: _cycle("clé API : ", n),
+    "chat questions": lambda n: _cycle("[09:00] Ana: password?\n", n),
 }
 
 

@@ -90,6 +90,14 @@ _PATHOLOGICAL = {
     "title-lines": lambda n: ("Wifi password:\nHytta2024\n" * (n // 25 + 1))[:n],
     "bold-titles": lambda n: ("**Password**\n" * (n // 13 + 1))[:n],
     "long-title": lambda n: ("a " * n)[:n - 20] + "password:\nHytta2024\n",
+    # other languages' words and the readers that read around them
+    "wide-words": lambda n: ("パスワード「" * (n // 6 + 1))[:n],
+    "wide-words-spaced": lambda n: ("パスワード " * (n // 6 + 1))[:n],
+    "quoted-before": lambda n: ("„Kq7#x9“ jelszóval " * (n // 19 + 1))[:n],
+    "key-after-word": lambda n: ("clé API : " * (n // 10 + 1))[:n],
+    "chat-questions": lambda n: ("[09:00] Ana: password?\n" * (n // 23 + 1))[:n],
+    "comments-over-settings": lambda n: ("# Парола за базата данни\nPAROLA_BD=Rila-Planina-2024\n" * (n // 52 + 1))[:n],
+    "value-before": lambda n: ("Chaton_Gris_88 est le nouveau mot de passe. " * (n // 44 + 1))[:n],
 }
 
 
