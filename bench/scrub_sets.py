@@ -10,8 +10,8 @@ Sets
                the development half of the scanners' fixtures
   scanners     fixtures written here from the public rules and tests of scanners the corpora
                above do not use (bench/data/scanners/, see its README): unseen by the rules
-  languages    secrets in notes, chats, mail and settings in 38 languages (bench/data/languages/,
-               see its README; its own held-out half)
+  languages    secrets in notes, chats, mail and settings in 38 languages (bench/data/languages/;
+               which texts are held out is each record's "held", as its README says)
   notes        real notes: jbranchaud-til (1,872) and tldr-zh (1,161) archives
   machine      real documents on this machine: the Python standard library's sources, the
                Python documentation's topics (pydoc_data), man pages rendered to text, package
