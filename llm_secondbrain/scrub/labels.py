@@ -25,7 +25,7 @@ from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _P
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
 from .patterns import lazy
-from .prose import (_BEFORE_REACH, _PROSE_KW, _app_password, _prose_before, _prose_kw, after_word, after_word_start,
+from .prose import (_BEFORE_REACH, _PROSE_KW, _WIDE, _app_password, _prose_before, _prose_kw, after_word, after_word_start,
                     strong)
 from .tables import csv_cells, delimited_cells, markdown_cells
 
@@ -152,6 +152,10 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
             if i - a > 48:
                 break
         b = _IDRUN.match(text, i).end()
+        if not text.isascii() and _WIDE.match(stem) is None:
+            wide = _WIDE.search(text, i, b)
+            if wide is not None:
+                b = wide.start()  # (a name in Latin letters ends where a script that glues its words begins)
         last = b
         if b - a > 48 or (a > 0 and text[a - 1] == "/" and text[a - 2:a] != "//"):
             continue  # inside a long token (base64, key material) or a path ('/forgot-password'), not a label
