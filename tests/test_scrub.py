@@ -125,6 +125,9 @@ _FRAGMENTS = POSITIVES[::7] + [fill(t, t)[0] for t in catalogue.STAYS[::5]] + [
     "-----END RSA PRIVATE KEY-----", "[REDACTED:secret]", "://", "@", "Bearer ", "Basic ", "-p",
     "token=", "eyJ", "ghp_", "sk-", "AKIA", "kind: Secret\ndata:\n", "Cookie: ", " / ", "passord er ",
     "PuTTY-User-Key-File-3: x\nPrivate-Lines: 2\n", "İ", "ß", "\u2028", "\x00", "é", "🙂",
+    # other languages' words, particles and quotes (catalogue.SECRET_WORDS_ELSEWHERE)
+    *(stem for stem, _, _ in catalogue.SECRET_WORDS_ELSEWHERE[::3]), "は", "是", "로", "「", "」", "«", "»", "„", "“",
+    " est ", " — ", "?\n[09:00] Bo: ", "# ", "Kq7#x9Lm", "Chaton_Gris_88",
 ]
 _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), max_size=12).map("".join)
 
@@ -146,6 +149,10 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
          "9gpSrzDCjlwnFcZ3U4G5CoOeOpdZZKRG2pI58RmChere is the key:", False)
 # an Authorization value of punctuation only ("Bearer ........") raised IndexError
 @example("Authorization: Bearer ..........", False)
+# a value let go because the sentence went on was taken on a second pass, its neighbour now a marker;
+# a name in Latin letters ran on into a glued word of another script and hid a password word there
+@example("password: hello Kq7#x9", False)
+@example("jelszo est\nKq7#x9cléگذرواژه κωδικpasswordclé?API\n", False)
 # a password read to its cap inside a base64 run kept the run's tail, which the second pass took
 @example("curl -u USERNAME:PASSWORD https://api.example.com/\x85![logo](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEA"
          "AAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==)", False)
