@@ -1037,7 +1037,7 @@ def _terraform(text: str, low: str, spans: _Spans) -> None:
 
 def _markdown_tables(text: str, low: str, spans: _Spans) -> None:
     """The cells under a secret's column in each Markdown table whose header names one."""
-    for info, s, e in markdown_cells(text, lambda hb, he: _STEM.search(low, hb, he) is not None, _column_label):
+    for info, s, e in markdown_cells(text, lambda hb, he: _HEADER_STEM.search(low, hb, he) is not None, _column_label):
         _cell(text, info, s, e, spans, "table-column")
 
 
@@ -1045,14 +1045,22 @@ def _delimited_tables(text: str, low: str, spans: _Spans) -> None:
     """The cells under a secret's column in each table cut by tabs or pipes with no Markdown
     delimiter row (a TSV export, the rows the HTML and DOCX readers write)."""
     done = -1  # the end of the rows last read: a header among them is not read again
-    for m in _CUT_LINE_STEM.finditer(low):  # (a line cut by a pipe or a tab, at its first stem)
-        if m.start(1) > done:
-            cells, done = delimited_cells(text, m.start(1), _column_label)
-            for info, cs, ce in cells:
-                _cell(text, info, cs, ce, spans, "delimited-table")
+    tried = -1  # the end of the last line looked at: a line is tried at its first stem only
+    for i, stem in spans.stems:  # (where the scan found a secret's word, in order)
+        if i <= done or i < tried or (stem in _STEM_AT_END and low[i + len(stem):i + len(stem) + 1] in _ASCII_LOWER):
+            continue
+        tried = low.find("\n", i)
+        tried = len(low) if tried < 0 else tried
+        bol = low.rfind("\n", 0, i) + 1
+        if low.find("|", bol, tried) < 0 and low.find("\t", bol, tried) < 0:
+            continue  # (a line cut by a pipe or a tab)
+        cells, done = delimited_cells(text, i, _column_label)
+        for info, cs, ce in cells:
+            _cell(text, info, cs, ce, spans, "delimited-table")
 
 
-_CUT_LINE_STEM = lazy(r"(?m)^(?=[^\n]*[|\t])[^\n]*?(" + _STEM.src + ")")
+# a table's header may name its password column in any language (| Lozinka |, | Şifre |, | Κωδικός |)
+_HEADER_STEM = lazy(_STEM.src + "|" + "|".join(re.escape(w) for w in SCAN_STEMS if w not in LABEL_STEMS))
 
 
 # a comment line (#, //, --, ;) and the assignment on the line right below it: its name and where
