@@ -184,7 +184,7 @@ class _Spans:
     of what let it go (``released``).
     """
     __slots__ = ("items", "filler", "filtered", "verdicts", "context", "shared", "searched", "skip_to", "trace",
-                 "released", "worded", "stems")
+                 "released", "stems")
 
     def __init__(self, explain: bool = False):
         self.items: list[tuple[int, int, str]] = []
@@ -197,8 +197,7 @@ class _Spans:
         self.skip_to = 0  # the end of the last long labelled value read (no label is looked for inside it)
         self.trace: list | None = [] if explain else None  # (start, end, kind, rule)
         self.released: list | None = [] if explain else None  # (start, end, label, filter)
-        self.worded = True  # the scan found a secret's word (labels.SCAN_STEMS) in the text
-        self.stems: list[tuple[int, str]] = []  # ... and where: (position, stem), in order
+        self.stems: list[tuple[int, str]] = []  # where the scan found a secret's word (labels.SCAN_STEMS), in order
 
     def add(self, s: int, e: int, kind: str, text: str, rule: str) -> None:
         if e <= s:
@@ -256,7 +255,7 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
         skip.sort()
     tokens._tokens(text, low, spans, skip)
     labels._keywords(text, low, spans, skip, stems)
-    spans.worded, spans.stems = bool(stems), stems  # (sorted by labels._keywords)
+    spans.stems = stems  # (sorted by labels._keywords)
     plan = _PLAN
     for i in holding:
         if i < len(plan):

@@ -191,13 +191,16 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
             if digit < i - _BEFORE_REACH:  # (the first digit at or after the window's start)
                 dm = _DIGIT.search(text, i - _BEFORE_REACH)
                 digit = dm.start() if dm is not None else len(text)
-            if digit < i:
-                _prose_before(text, low, i, spans, words)
             if pw_char < i:
                 pm = _PW_CHAR.search(text, i)
                 pw_char = pm.start() if pm is not None else len(text)
-            if pw_char < i + _PROSE_REACH:  # else no word after it can be a password
-                _prose_kw(text, low, i, spans, words)
+            before, after = digit < i, pw_char < i + _PROSE_REACH  # (else no word after it can be a password)
+            word = after_word(low, i, _PROSE_KW) if before or after else (-1, -1)
+            if word[0] >= 0:
+                if before:
+                    _prose_before(text, low, i, word[0], spans, words)
+                if after:
+                    _prose_kw(text, low, i, word, spans, words)
 
 
 _WIDE_CHAR = lazy(r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u0e00-\u0e7f]")
@@ -1094,7 +1097,7 @@ def _commented(text: str, low: str, spans: _Spans) -> None:
     password only a password looks like (prose.strong), a key of _COMMENT_KEY_MIN key characters
     or more, then judged as "API key: …" is; and not when the name says it is something else (a
     user, a host, a port)."""
-    if not spans.worded:
+    if not spans.stems:
         return  # (no secret's word anywhere: none in a comment)
     for m in _COMMENTED.finditer(text):
         comment = low[m.start(1):m.end(1)]
@@ -1105,15 +1108,13 @@ def _commented(text: str, low: str, spans: _Spans) -> None:
         if _label_info(name)[0] != _NOT or not _NOT_SECRET_PART.isdisjoint(
                 c.lower() for c in _COMP_RE.findall(name)):
             continue  # (a label the label rules read, or a user, a host, a port)
+        g = vm.lastindex if vm.lastindex != 1 else 2
+        v, vs = vm.group(g), vm.start(g)
         if any(after_word_start(comment, k.start()) and k.group() not in ("pass", "pw", "pwd")
                for k in _PROSE_KW.finditer(comment)):
-            g = vm.lastindex if vm.lastindex != 1 else 2
-            v, vs = vm.group(g), vm.start(g)
             if "." not in v and strong(v, _pw_shape(v)) and not spans.value_filter(v, _PWD, g != 6):  # (de_DE.UTF-8)
                 spans.add(vs, vs + len(v), "password", text, "comment-label")
         elif _COMMENT_KEY.search(comment) is not None:
-            g = vm.lastindex if vm.lastindex != 1 else 2
-            v = vm.group(g)
             if len(v) >= _COMMENT_KEY_MIN and _KEYLIKE.fullmatch(v) and _HAS_LETTER_AND_DIGIT.search(v):
                 _value_at(text, m.end(), _label_info("api_key"), m.group(3), spans, "comment-label")
 

@@ -70,9 +70,9 @@ def after_word(low: str, i: int, forms) -> tuple[int, int]:
     particle after it ends, in a script without spaces), or (-1, -1) when the word is part of
     another ("密码学", cryptography; "repass") or is not followed by a blank, a colon or an
     equals sign."""
-    wide = _WIDE.match(low, i) is not None
-    if i > 0 and not wide and (low[i - 1].isalnum() or low[i - 1] == "_"):
+    if not after_word_start(low, i):
         return -1, -1
+    wide = _WIDE.match(low, i) is not None
     m = forms.match(low, i)
     if m is None:
         return -1, -1
@@ -88,11 +88,10 @@ def after_word(low: str, i: int, forms) -> tuple[int, int]:
     return e, past
 
 
-def _prose_kw(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
-    """A password word found at i: if it is a whole word, look for the password after it."""
-    end, e = after_word(low, i, _PROSE_KW)
-    if e < 0:
-        return
+def _prose_kw(text: str, low: str, i: int, word: tuple[int, int], spans: _Spans, words: dict) -> None:
+    """A password word found at i, a whole word ending as `after_word` says: look for the
+    password after it."""
+    end, e = word
     if e < len(low) and low[e] in ":=：＝":
         e += 1  # a glued 'password=%DB_PW%': the value is what follows the sign, not '=%DB_PW%'
     elif e - i == 4 and low[i:e] == "pass":
@@ -132,7 +131,7 @@ _BEFORE_REACH = 120  # ... and this many characters
 _DASHES = frozenset("–—")
 
 
-def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> None:
+def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dict) -> None:
     """A password written before its word, as many languages put the new value first:
     "Vq9!mLz3Ht is the new password", "Chaton_Gris_88 est le nouveau mot de passe", "Matryoshka_77
     — это новый пароль", "SaiGon_Mua88 là mật khẩu mới". Within _BEFORE_WORDS words of the
@@ -141,11 +140,11 @@ def _prose_before(text: str, low: str, i: int, spans: _Spans, words: dict) -> No
     most), right before a word that connects ("is", "est", "là") or a dash, which says the
     sentence is about that word (a tag in code before a comment on passwords is not, nor a name
     assigned with "="), or in quotes a word before the password's ('a „…” jelszóval'); not when
-    the password word starts a compound ("password hashing", "password policy")."""
-    bol = max(low.rfind("\n", max(0, i - _BEFORE_REACH), i) + 1, i - _BEFORE_REACH)
-    e = after_word(low, i, _PROSE_KW)[0]
-    if e < 0 or low.startswith("pass", i) and e - i == 4:
+    the password word starts a compound ("password hashing", "password policy"). `e`: where the
+    password word ends (`after_word`)."""
+    if low.startswith("pass", i) and e - i == 4:
         return  # ("pass" is a verb and a count too: "E2fsck now uses less time in pass 5")
+    bol = max(low.rfind("\n", max(0, i - _BEFORE_REACH), i) + 1, i - _BEFORE_REACH)
     after = _WORD.match(low, e + 1) if e + 1 < len(low) and low[e] == " " else None
     if after is not None and after.group().strip(".,;:!?") in _COMPOUND_AFTER:
         return
@@ -187,7 +186,7 @@ def _chat_answers(text: str, low: str, spans: _Spans) -> None:
     password?" is answered "srv-db01"), and at most a short word after it
     (a particle, "thanks"); a longer message is prose, left to the other rules. "pass", "pw" and
     "pwd" ask for nothing ("did the build pass?")."""
-    if not spans.worded:
+    if not spans.stems:
         return  # (no secret's word anywhere: none in a question)
     for q in _QUESTION.finditer(low):
         if not any(after_word_start(low, m.start()) and m.group() not in ("pass", "pw", "pwd")
