@@ -153,6 +153,9 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
 # a name in Latin letters ran on into a glued word of another script and hid a password word there
 @example("password: hello Kq7#x9", False)
 @example("jelszo est\nKq7#x9cléگذرواژه κωδικpasswordclé?API\n", False)
+# "passw" followed by none of "ord", "d", "ort" (a password word of another language glued to it)
+# raised AttributeError where a random token's context was read
+@example("passwagwoord=Zk3q9LmW2xR7vT4pN8sY1bQ6cF0hJ5dG2aE9\n", False)
 # a password read to its cap inside a base64 run kept the run's tail, which the second pass took
 @example("curl -u USERNAME:PASSWORD https://api.example.com/\x85![logo](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEA"
          "AAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==)", False)

@@ -514,7 +514,7 @@ _CTX_BAD_RE = lazy("|".join(map(re.escape, NOT_SECRET_CONTEXT)))
 # the context words a label can end in: inside a longer name they may name something else
 _CTX_LABEL_WORDS = frozenset(("token", "secret", "key", "passw", "credential"))
 _VERSION_TAIL = lazy(r"[_-]*v?\d+$")
-_PASSWORD_REST = lazy(r"ord|d|ort")
+_PASSWORD_REST = lazy(r"(?:ord|d|ort)?")  # (or nothing: "passwagwoord" is "passw" and more of its name)
 
 
 def _names_a_secret(window: str) -> bool:
