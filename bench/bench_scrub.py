@@ -68,6 +68,10 @@ ADVERSARIAL = {
     "quoted value before": lambda n: _cycle("„Kq7#x9“ jelszóval ", n),
     "key word, Romance order": lambda n: _cycle("clé API : ", n),
     "chat questions": lambda n: _cycle("[09:00] Ana: password?\n", n),
+    # text written otherwise (fold.py): each paragraph holding one is read again, folded
+    "escapes, a paragraph each": lambda n: _cycle("%2F\n\n", n),
+    "zero-width spaces": lambda n: _cycle("\u200b", n),
+    "full-width password lines": lambda n: _cycle("パスワード：Ｈｙｔｔａ２０２４！\n", n),
 }
 
 

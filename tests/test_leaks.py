@@ -240,6 +240,29 @@ def test_secrets_written_in_other_languages_stay_out(tmp_path, brain_path, run):
     assert_kept_out(brain_path, output, *pws, key)
 
 
+def test_secrets_written_otherwise_stay_out(tmp_path, brain_path, run):
+    """What a person reads as a secret, written so a pattern would not: a zero-width space or a
+    soft hyphen inside it (a chat app's or a word processor's), full-width letters and digits
+    (a Japanese input method's), percent-escapes (a URL's, a log's)."""
+    pws = [password() for _ in range(3)]
+    tokens = [token() for _ in range(2)]
+    wide = "".join(chr(ord(c) + 0xFEE0) for c in pws[1])  # "Ｆｊｏｒｄ１２３４ａｂｃ"
+    written = {tokens[0]: tokens[0][:4] + "\u200b" + tokens[0][4:], pws[0]: pws[0],
+               pws[1]: wide, pws[2]: pws[2][:5] + "%21" + pws[2][5:], tokens[1]: tokens[1]}
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "chat.md").write_text(f"[09:12] Ana: the deploy token is {written[tokens[0]]}\n")
+    (folder / "brief.md").write_text(f"Das Pass\u00adwort für den Router: {pws[0]}\n")
+    (folder / "ja.md").write_text(f"管理画面のパスワード：{wide}\n")
+    (folder / "proxy.log").write_text(
+        f"GET /login?user=ana&password%3D{written[pws[2]]} 302\n"
+        f"GET /cb?next=%2Fhome%3Faccess_token%3D{tokens[1]}&state=x 200\n")
+    run("brain", "ingest", folder, "--no-embed")
+    output = shown(run, "deploy token Router パスワード login access_token")
+    assert_kept_out(brain_path, output, *tokens, *pws, *written.values())
+    assert "Pass\u00adwort für den Router" in run("brain", "recall", "Router", "--mode", "lexical").output
+
+
 def test_a_file_named_label_equals_value_keeps_its_value_out(tmp_path, brain_path, run):
     pw = password() + "!"
     folder = tmp_path / "notes"

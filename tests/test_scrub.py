@@ -128,6 +128,8 @@ _FRAGMENTS = POSITIVES[::7] + [fill(t, t)[0] for t in catalogue.STAYS[::5]] + [
     # other languages' words, particles and quotes (catalogue.SECRET_WORDS_ELSEWHERE)
     *(stem for stem, _, _ in catalogue.SECRET_WORDS_ELSEWHERE[::3]), "は", "是", "로", "「", "」", "«", "»", "„", "“",
     " est ", " — ", "?\n[09:00] Bo: ", "# ", "Kq7#x9Lm", "Chaton_Gris_88",
+    # text written otherwise (fold.py): invisible characters, full-width forms, escapes, paragraphs
+    "\u200b", "\u00ad", "\ufeff", "Ｐａｓｓｗｏｒｄ：", "Ｋｑ７＃ｘ９", "%3D", "%21", "%2", "\n\n",
 ]
 _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), max_size=12).map("".join)
 

@@ -14,7 +14,10 @@ How it works (pure stdlib ``re`` and one Aho-Corasick pass, linear time):
    passwords in prose (``prose``); then the catalogue's detectors in order: tables, CSV exports,
    Authorization headers, URLs, commands, cookies, Kubernetes Secrets, Terraform variables,
    webhooks, the short shapes, and what personal notes keep (``personal``: seed phrases, backup
-   codes, PINs and door codes).
+   codes, PINs and door codes). The paragraphs holding text written otherwise (``fold``: an
+   invisible character, a full-width form, a percent-escape) are read a second time as a person
+   reads them, and what is found there is redacted in the original over every character that
+   wrote it.
 3. Named filters (``filters``) decide the close calls: a labelled value that is a reference,
    template, variable, type, call, placeholder or documented default goes free, and no span is
    kept whose value is filler or counting ('xxxx…', 'AIzaaaa…', 'abcdef…123', '…EXAMPLE').
@@ -41,7 +44,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from . import filters, labels, prose, structures, tokens
+from . import filters, fold, labels, prose, structures, tokens
 from .catalogue import DEFAULT_PASSWORDS, DETECTORS, TOKEN_RULES, Pattern
 from .filters import _HAS_DIGIT, _MARK, _bounded, _code_name
 from .patterns import lazy
@@ -265,6 +268,23 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
     return spans.items
 
 
+def _found(text: str, strip_emails: bool, explain: bool = False) -> tuple[list, _Spans]:
+    """What the rules find in `text`, and in its folded view where it has one (``fold``: a
+    secret written with invisible characters, full-width forms or percent-escapes), as spans of
+    `text`; with the trace and releases of both readings when explaining."""
+    found = _Spans(explain)
+    items = _collect(text, strip_emails, found)
+    seen = fold.view(text)
+    if seen is None:
+        return items, found
+    also = _Spans(explain)
+    items = items + seen.back(_collect(seen.text, strip_emails, also))
+    if explain:
+        found.trace += seen.back(also.trace)
+        found.released += seen.back(also.released)
+    return items, found
+
+
 # ---- a secret found once is a secret everywhere in the document ---------------------------------
 # The longest value looked for elsewhere: the automaton's cost per copy grows with the value's
 # length, and a periodic value (an adversary's "password=password=…") is copied at every period.
@@ -401,7 +421,7 @@ def spans(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] 
     spans, found over a whole document, back into the document's parts.)"""
     if not isinstance(text, str) or not text:
         return []
-    items = _collect(text, strip_emails, _Spans())
+    items = _found(text, strip_emails)[0]
     if not items:
         return []
     items = _run_on(text, _everywhere(text, items))
@@ -469,8 +489,7 @@ def explain(text: str, *, strip_emails: bool = False,
     answer may be printed. (The same rules as `spans`, run with their trace kept.)"""
     if not isinstance(text, str) or not text:
         return [], []
-    found = _Spans(explain=True)
-    items = _collect(text, strip_emails, found)
+    items, found = _found(text, strip_emails, explain=True)
     released = sorted(Release(*r) for r in found.released)
     if not items:
         return [], released

@@ -431,7 +431,11 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
         if covered and covered.get(fm.start(g), -1) >= fm.end(g):
             return True  # a vendor token, already redacted
         quoted = g != 7
-        return _check_value(text, info, sep, quoted, fm.group(g), fm.start(g), spans, rule)
+        v = fm.group(g)
+        if not quoted and not v.isascii() and _WIDE_CHAR.match(v) is None:
+            wide = _WIDE_CHAR.search(v)
+            v = v[:wide.start()] if wide is not None else v  # ("パスワード:12文字以上" is "12")
+        return _check_value(text, info, sep, quoted, v, fm.start(g), spans, rule)
     if op:
         am = _ASSIGN.match(text, b)
         if am is not None:
