@@ -155,6 +155,8 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
 # a name in Latin letters ran on into a glued word of another script and hid a password word there
 @example("password: hello Kq7#x9", False)
 @example("jelszo est\nKq7#x9cléگذرواژه κωδικpasswordclé?API\n", False)
+# a password word glued after a token was no word on the first pass, and one after the token's marker
+@example("ghp_Zk3q9LmW2xR7vT4pN8sY1bQ6cF0hJ5dG2aE9пароль Hytta2024!x", False)
 # "passw" followed by none of "ord", "d", "ort" (a password word of another language glued to it)
 # raised AttributeError where a random token's context was read
 @example("passwagwoord=Zk3q9LmW2xR7vT4pN8sY1bQ6cF0hJ5dG2aE9\n", False)

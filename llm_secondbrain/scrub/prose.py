@@ -211,9 +211,17 @@ def _chat_answers(text: str, low: str, spans: _Spans) -> None:
             pos = eol + 1
 
 
+_AFTER_MARK = lazy(r"\[redacted:[a-z0-9_]*\]$")
+
+
 def after_word_start(low: str, i: int) -> bool:
-    """Does a word start at i (a script without spaces starts one anywhere)?"""
-    return i == 0 or _WIDE.match(low, i) is not None or not (low[i - 1].isalnum() or low[i - 1] == "_")
+    """Does a word start at i (a script without spaces starts one anywhere)? Not right after a
+    redaction marker: the word was glued to the value the marker took (a token run on into a
+    password word, "…aE9पासवर्ड"), and read as glued on the first pass it must be on the next."""
+    if i == 0 or _WIDE.match(low, i) is not None:
+        return True
+    c = low[i - 1]
+    return not (c.isalnum() or c == "_" or (c == "]" and _AFTER_MARK.search(low, max(0, i - 40), i) is not None))
 
 
 def _pairs(text: str, low: str, spans: _Spans) -> None:
