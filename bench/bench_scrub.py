@@ -72,6 +72,7 @@ ADVERSARIAL = {
     "escapes, a paragraph each": lambda n: _cycle("%2F\n\n", n),
     "zero-width spaces": lambda n: _cycle("\u200b", n),
     "full-width password lines": lambda n: _cycle("パスワード：Ｈｙｔｔａ２０２４！\n", n),
+    "escaped values in tags": lambda n: _cycle("Password: <code>Kq7&amp;tuMw</code> &#106;\\u30d1\\u30b9\n", n),
 }
 
 

@@ -97,6 +97,7 @@ _PATHOLOGICAL = {
     "key-after-word": lambda n: ("clé API : " * (n // 10 + 1))[:n],
     "chat-questions": lambda n: ("[09:00] Ana: password?\n" * (n // 23 + 1))[:n],
     "escaped-paragraphs": lambda n: ("%2F\n\n" * (n // 5 + 1))[:n],
+    "escaped-tags": lambda n: ("Password: <code>Kq7&amp;tuMw</code> &#106;\\u30d1\\u30b9\n" * (n // 52 + 1))[:n],
     "zero-width": lambda n: ("pass\u200bword: Ｈｙｔｔａ２０２４\n" * (n // 24 + 1))[:n],
     "comments-over-settings": lambda n: ("# Парола за базата данни\nPAROLA_BD=Rila-Planina-2024\n" * (n // 52 + 1))[:n],
     "value-before": lambda n: ("Chaton_Gris_88 est le nouveau mot de passe. " * (n // 44 + 1))[:n],

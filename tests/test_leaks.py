@@ -243,9 +243,10 @@ def test_secrets_written_in_other_languages_stay_out(tmp_path, brain_path, run):
 def test_secrets_written_otherwise_stay_out(tmp_path, brain_path, run):
     """What a person reads as a secret, written so a pattern would not: a zero-width space or a
     soft hyphen inside it (a chat app's or a word processor's), full-width letters and digits
-    (a Japanese input method's), percent-escapes (a URL's, a log's)."""
-    pws = [password() for _ in range(3)]
-    tokens = [token() for _ in range(2)]
+    (a Japanese input method's), percent-escapes (a URL's, a log's), a JSON export's \\u
+    escapes, French typography's narrow space, inline HTML around it, a line break in it."""
+    pws = [password() for _ in range(7)]
+    tokens = [token() for _ in range(3)]
     wide = "".join(chr(ord(c) + 0xFEE0) for c in pws[1])  # "Ｆｊｏｒｄ１２３４ａｂｃ"
     written = {tokens[0]: tokens[0][:4] + "\u200b" + tokens[0][4:], pws[0]: pws[0],
                pws[1]: wide, pws[2]: pws[2][:5] + "%21" + pws[2][5:], tokens[1]: tokens[1]}
@@ -257,10 +258,18 @@ def test_secrets_written_otherwise_stay_out(tmp_path, brain_path, run):
     (folder / "proxy.log").write_text(
         f"GET /login?user=ana&password%3D{written[pws[2]]} 302\n"
         f"GET /cb?next=%2Fhome%3Faccess_token%3D{tokens[1]}&state=x 200\n")
+    (folder / "export.json").write_text(json.dumps({"ID": "tanaka.h", "パスワード": pws[3]}))
+    (folder / "fr.md").write_text(f"Mot de passe\u202f: {pws[4]}\nIdentifiant\u202f: j.dupont\n")
+    (folder / "wiki.md").write_text(f"Password: <code>{pws[5]}</code>\n")
+    (folder / "oa.log").write_text(f"GET /login?user=wang&%E5%AF%86%E7%A0%81={pws[6]}%40 200\n")
+    wrapped = f"Hi Carmen, here is the deploy token for the billing API, as promised: {tokens[2][:12]}"
+    (folder / "mail.txt").write_text(f"{wrapped}\n{tokens[2][12:]}\n\nRegards\n")
+    (folder / "form.txt").write_text("username=jdoe&password=&remember=1\n(login failed: empty password)\n")
     run("brain", "ingest", folder, "--no-embed")
-    output = shown(run, "deploy token Router パスワード login access_token")
-    assert_kept_out(brain_path, output, *tokens, *pws, *written.values())
+    output = shown(run, "deploy token Router パスワード login access_token Carmen")
+    assert_kept_out(brain_path, output, *tokens, *pws, *written.values(), tokens[2][:12], tokens[2][12:])
     assert "Pass\u00adwort für den Router" in run("brain", "recall", "Router", "--mode", "lexical").output
+    assert "&remember=1" in run("brain", "scrub", folder / "form.txt").output  # an empty field, and the next
 
 
 def test_a_file_named_label_equals_value_keeps_its_value_out(tmp_path, brain_path, run):

@@ -23,7 +23,9 @@ How it works (pure stdlib ``re`` and one Aho-Corasick pass, linear time):
    kept whose value is filler or counting ('xxxx…', 'AIzaaaa…', 'abcdef…123', '…EXAMPLE').
 4. A value found once is redacted everywhere in the document (whole-token copies, and copies
    glued inside a longer word for values of 12 characters or more with a digit), unless it is
-   a lower-case word or a documented default password ('postgres', 'changeme').
+   a lower-case word or a documented default password ('postgres', 'changeme'). A redaction
+   that stops inside a run of token characters goes on to the run's end, and a token a line
+   break cut goes on at the start of the next line (fail closed).
 5. A way out of a false positive: a line holding ``secondbrain:allow`` keeps its values, and
    ``allow`` patterns (``load_allow_patterns``, one regex a line) keep values found by labels,
    context or prose, never a vendor-shaped or private key. Every kept value is counted under
@@ -424,7 +426,7 @@ def spans(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] 
     items = _found(text, strip_emails)[0]
     if not items:
         return []
-    items = _run_on(text, _everywhere(text, items))
+    items = _wrapped(text, _run_on(text, _everywhere(text, items)))
     return _release(text, _merge(items) if len(items) > 1 else items, allow, counts)
 
 
@@ -443,6 +445,45 @@ def _run_on(text: str, items: list) -> list:
             e = _RUN_ON.match(text, e).end()
         out.append((s, e, k))
     return out
+
+
+# the rest of a token a line break cut: at the start of the next line, a run of token characters
+# that ends its line or a word, with a digit in it or both cases
+_WRAPPED = lazy(r"\r?\n([A-Za-z0-9+/_\-]{4,}={0,2})(?=[ \t]*(?:\r?\n|$)|[ \t]+[^\s:=])")
+# ... and its head, at the end of the line before (a quoted-printable soft break '=' after it)
+_WRAPPED_HEAD = lazy(r"(?<![^\s:=\"'`(])([A-Za-z0-9+/_\-]{4,})=?[ \t]*\r?$")
+_WRAP_MIN = 16  # the shortest value read as a token a line break may have cut ...
+_WRAP_WIDTH = 60  # ... unless its line is as long as the lines a mail or a terminal wraps
+
+
+def _wrapped(text: str, items: list) -> list:
+    """A token hard-wrapped at the end of a line (a mail's 76 columns, a terminal's width, a
+    quoted-printable soft break '=') goes on at the start of the next: that run is redacted too
+    (fail closed: the part a rule could not read must not be kept). Only after a value that ran
+    to the line's end, of 16 characters or more, and only a run that holds a digit
+    or both cases and is no key of its own ('DB_HOST=…', 'Note: …'). A shorter value counts when
+    its line is as long as wrapped lines are: a token that began near the line's end
+    ('… facturación: sk_live_2o3kt' / 'MgYKCIKXqNsmvukXxVP'). The other way round, a value found
+    at the start of a line ('R7vT4pN8…', found by its context) takes the head a wrapped line
+    before it ends with ('… as promised: ghp_Zk3q9LmW2x')."""
+    more = []
+    for s, e, k in items:
+        bol = text.rfind("\n", 0, s) + 1
+        if text[e:e + 1] in ("\n", "\r") and (e - s >= _WRAP_MIN or e - bol > _WRAP_WIDTH):
+            m = _WRAPPED.match(text, e)
+            if m is not None and _randomish(m.group(1)):
+                more.append((m.start(1), m.end(1), k))
+        if bol == s and s > 0:  # the value opens its line: the line before may end with its head
+            prev = text.rfind("\n", 0, s - 1) + 1
+            m = _WRAPPED_HEAD.search(text, prev, s - 1)
+            if m is not None and s - 1 - prev > _WRAP_WIDTH and _randomish(m.group(1)):
+                more.append((m.start(1), m.end(1), k))
+    return items + more if more else items  # (the spans it adds come last: explain names them)
+
+
+def _randomish(run: str) -> bool:
+    """A run a token's piece may be: a digit in it, or both cases in 8 characters or more."""
+    return any(c.isdigit() for c in run) or (len(run) >= 8 and run.lower() != run and run.upper() != run)
 
 
 # control characters but the blanks (tab, line feed, vertical tab, form feed, carriage return)
@@ -494,7 +535,9 @@ def explain(text: str, *, strip_emails: bool = False,
     if not items:
         return [], released
     items = _run_on(text, _everywhere(text, items))
-    merged = _merge(items) if len(items) > 1 else items
+    wrapped = _wrapped(text, items)
+    found.trace += [(s, e, k, "line-wrap") for s, e, k in wrapped[len(items):]]
+    merged = _merge(wrapped) if len(wrapped) > 1 else wrapped
     kept = set(_release(text, merged, allow, None))
     trace = sorted(found.trace)
     out = []

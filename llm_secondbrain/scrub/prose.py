@@ -301,8 +301,10 @@ def _judge_word(raw: str, start: int) -> tuple:
     if _MARK in raw:
         return (True, "", start, 0, False, False, False, False)  # already redacted here
     lw = raw.lower().strip("\"'`*_")
-    if lw in PROSE_STOPS or raw.startswith("--") or _PROSE_KW.fullmatch(lw.rstrip(":：")) is not None:
-        # ("--oracle-hostname=…": a command's next option; another password word: its own look)
+    if (lw in PROSE_STOPS or raw.startswith("--") or _PROSE_KW.fullmatch(lw.rstrip(":：")) is not None
+            or (raw[0] == "&" and _NEXT_FIELD.match(raw) is not None)):
+        # ("--oracle-hostname=…": a command's next option; "&remember=1": a form body's next field;
+        # another password word: its own look)
         return (True, "", start, 0, False, False, False, False)
     tok, s = _trim(raw, start)
     wide = _WIDE.search(tok)
@@ -320,6 +322,9 @@ def _judge_word(raw: str, start: int) -> tuple:
     copula = lw in PASS_NEXT  # ("is", "=", ":" alone; not another pair's "host:")
     typed = _ANNOTATION.fullmatch(tok) is not None  # (a type after a name: a signature, not a value)
     return (False, tok, s, shape, bad, connector, copula, typed)
+
+
+_NEXT_FIELD = lazy(r"&[A-Za-z_][\w.\-\[\]]*=")  # a form body's next field ("password=&remember=1")
 
 
 # a type written after a name in a signature ("password: str", "token: Optional[str]")
