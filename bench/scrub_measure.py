@@ -77,7 +77,7 @@ def _rate(hits: list[bool]) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sets", default="own,peer,scanners,languages,notes,machine")
+    ap.add_argument("--sets", default="own,peer,scanners,languages,otherwise,notes,machine")
     ap.add_argument("--list", default="", help="sets whose every redaction is printed")
     ap.add_argument("--misses", default="", help="sets whose misses are printed")
     ap.add_argument("--fps", default="", help="sets whose strict false positives are printed")
@@ -121,7 +121,7 @@ def main(argv=None) -> int:
                           f"\n  text: {d.text[:300]!r}\n  out:  {out[:300]!r}")
             elif d.source != "email":
                 changed = out != d.text
-                if name in ("own", "peer", "scanners", "languages"):
+                if name in ("own", "peer", "scanners", "languages", "otherwise"):
                     fp[part + (" strict" if d.strict else " borderline")].append(changed)
                     if a.by_source:
                         fp[f"{part} {d.source}" + (" strict" if d.strict else " borderline")].append(changed)

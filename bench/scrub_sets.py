@@ -12,6 +12,8 @@ Sets
                above do not use (bench/data/scanners/, see its README): unseen by the rules
   languages    secrets in notes, chats, mail and settings in 38 languages (bench/data/languages/;
                which texts are held out is each record's "held", as its README says)
+  otherwise    secrets written with invisible characters, full-width forms, escapes and wraps
+               (bench/data/otherwise/; every other text held out, as its README says)
   notes        real notes: jbranchaud-til (1,872) and tldr-zh (1,161) archives
   machine      real documents on this machine: the Python standard library's sources, the
                Python documentation's topics (pydoc_data), man pages rendered to text, package
@@ -139,6 +141,17 @@ def languages() -> Iterator[Doc]:
             for rec in _jsonl(os.path.join(folder, name)):
                 yield Doc("languages/" + rec["id"], rec["text"], "languages", rec["lang"],
                           rec["secrets"] or None, held=bool(rec["held"]))
+
+
+def otherwise() -> Iterator[Doc]:
+    """bench/data/otherwise/set.jsonl: {"id", "kind", "text", "secrets" (empty: a negative),
+    "held"}: secrets written with invisible characters, full-width forms, escapes, wraps (see its
+    README)."""
+    path = os.path.join(HERE, "data", "otherwise", "set.jsonl")
+    if os.path.exists(path):
+        for rec in _jsonl(path):
+            yield Doc("otherwise/" + rec["id"], rec["text"], "otherwise", rec["kind"],
+                      rec["secrets"] or None, held=bool(rec["held"]))
 
 
 def _tar(path: str) -> Iterator[tuple[str, str]]:
@@ -271,7 +284,7 @@ def synthetic() -> Iterator[Doc]:
                   "synthetic", "scifact")
 
 
-SETS = {"own": own, "peer": peer, "scanners": scanners, "languages": languages, "notes": notes,
+SETS = {"own": own, "peer": peer, "scanners": scanners, "languages": languages, "otherwise": otherwise, "notes": notes,
         "machine": machine, "synthetic": synthetic}
 
 
