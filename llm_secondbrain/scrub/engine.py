@@ -14,10 +14,10 @@ How it works (pure stdlib ``re`` and one Aho-Corasick pass, linear time):
    passwords in prose (``prose``); then the catalogue's detectors in order: tables, CSV exports,
    Authorization headers, URLs, commands, cookies, Kubernetes Secrets, Terraform variables,
    webhooks, the short shapes, and what personal notes keep (``personal``: seed phrases, backup
-   codes, PINs and door codes). The paragraphs holding text written otherwise (``fold``: an
-   invisible character, a full-width form, a percent-escape) are read a second time as a person
-   reads them, and what is found there is redacted in the original over every character that
-   wrote it.
+   codes, PINs and door codes). The lines around text written otherwise (``fold``: an invisible
+   character, a full-width form, an escape, inline HTML around a value) are read a second time
+   as a person reads them, and what is found there is redacted in the original over every
+   character that wrote it.
 3. Named filters (``filters``) decide the close calls: a labelled value that is a reference,
    template, variable, type, call, placeholder or documented default goes free, and no span is
    kept whose value is filler or counting ('xxxx…', 'AIzaaaa…', 'abcdef…123', '…EXAMPLE').
@@ -272,8 +272,8 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
 
 def _found(text: str, strip_emails: bool, explain: bool = False) -> tuple[list, _Spans]:
     """What the rules find in `text`, and in its folded view where it has one (``fold``: a
-    secret written with invisible characters, full-width forms or percent-escapes), as spans of
-    `text`; with the trace and releases of both readings when explaining."""
+    secret written with invisible characters, full-width forms, escapes or inline HTML), as
+    spans of `text`; with the trace and releases of both readings when explaining."""
     found = _Spans(explain)
     items = _collect(text, strip_emails, found)
     seen = fold.view(text)

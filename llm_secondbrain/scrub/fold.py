@@ -41,7 +41,7 @@ _TAG_NAMES = "b|strong|i|em|u|s|code|kbd|samp|tt|var|mark|span|font|small|big"
 _INLINE_TAG = f"</?(?:{_TAG_NAMES})(?:[ \t][^<>\n]*)?>"
 _FOLD = lazy(f"[{_INVISIBLE}{_SPACES}\uff01-\uff5e]|{_ESCAPES}|{_INLINE_TAG}")
 _OPEN_TAG = lazy(f"<(?:{_TAG_NAMES})(?:[ \t][^<>\n]*)?>")
-# What makes a paragraph worth reading again: an invisible character, a narrow or thin space that
+# What makes the lines around it worth reading again: an invisible character, a narrow or thin space that
 # does not break, a full-width letter or digit, or an escape that may hide part of a secret (see
 # _worth). Not what real text is full of and the rules already read: a no-break space (U+00A0,
 # in every manual page groff renders; the rules' blanks take it), full-width signs alone
@@ -82,7 +82,7 @@ def _read(c: str) -> str | None:
 
 
 def _worth(text: str, a: int, b: int, read: str) -> bool:
-    """Is the escape at [a, b), which reads `read`, worth reading the paragraph again for? A
+    """Is the escape at [a, b), which reads `read`, worth reading the lines around it again? A
     percent-escape is (a URL's or a form's); a character reference only where escaping a value
     puts one (html.escape's & < > " ', right after a letter or digit: 'Nordlicht55&amp;',
     '6xtF&lt;5HZ'; '&#106;&#117;…' for letters), not HTML's markup between words ('Tom &amp;
@@ -99,13 +99,12 @@ def _worth(text: str, a: int, b: int, read: str) -> bool:
 
 
 _ESCAPED = frozenset("&<>\"'")
-_SPACE_SET = frozenset("\u00a0\u2007\u2009\u200a\u202f")
+_SPACE_SET = frozenset(_SPACES)
 _SPACE_MAP = {ord(c): " " for c in _SPACE_SET}
 
 
 class View:
-    """The folded paragraphs of a text, and the way back from the view's positions to the
-    text's."""
+    """The folded lines of a text, and the way back from the view's positions to the text's."""
 
     __slots__ = ("text", "_f", "_o", "_copied")
 
@@ -113,7 +112,7 @@ class View:
         self.text = text
         self._f = f  # where each piece of the view starts, in the view
         self._o = o  # where it starts in the original (one more entry: where the last piece ends)
-        self._copied = copied  # a run copied as it was (one to one), or one folded character
+        self._copied = copied  # a run copied as it was (one to one), or what one match stands for
 
     def _piece(self, p: int) -> int:
         return bisect_right(self._f, p) - 1
