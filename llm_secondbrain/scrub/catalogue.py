@@ -904,6 +904,29 @@ LABEL_RULES: tuple[Rule, ...] = (
 # --------------------------------------------------------------------------------------------
 # What runs after the token scan and the labels, in this order, each when its keywords allow
 # --------------------------------------------------------------------------------------------
+
+# Two-factor recovery codes named in other languages, as whole labels (lower case; the English and
+# German ones are personal._CODES_LABEL's, read with the words before "code"): each is a label
+# when the rest of its line ends in a colon and codes follow (personal._backup_codes)
+RECOVERY_CODE_WORDS: tuple[str, ...] = (
+    "リカバリーコード", "リカバリコード", "バックアップコード", "復旧コード", "回復コード",  # ja
+    "恢复码", "恢复代码", "备用码", "备份码", "復原碼", "恢復碼", "備用碼", "備份碼",  # zh
+    "복구 코드", "복구코드", "백업 코드", "백업코드",  # ko
+    "codes de récupération", "codes de secours", "codes de sauvegarde",  # fr
+    "códigos de recuperación", "códigos de respaldo", "códigos de copia de seguridad",  # es
+    "códigos de recuperação", "códigos de backup", "códigos de reserva",  # pt
+    "codici di recupero", "codici di backup",  # it
+    "herstelcodes", "back-upcodes", "reservecodes",  # nl
+    "kody zapasowe", "kody odzyskiwania",  # pl
+    "záložní kódy", "kódy pro obnovení",  # cs
+    "резервные коды", "коды восстановления", "резервні коди",  # ru, uk
+    "reservkoder", "återställningskoder", "reservekoder", "gjenopprettingskoder", "gendannelseskoder",  # sv, no, da
+    "varmistuskoodit", "palautuskoodit",  # fi
+    "kurtarma kodları", "yedek kodlar", "yedek kodları",  # tr
+    "kode cadangan", "kode pemulihan",  # id
+    "mã dự phòng", "mã khôi phục",  # vi
+)
+
 DETECTORS: tuple[Rule, ...] = (
     Reader("login-pair", "password", keywords=(" / ",),
         examples=(
@@ -1136,7 +1159,7 @@ DETECTORS: tuple[Rule, ...] = (
             pattern=r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,}?)\}", group=1,
     examples=('<secret>{⟦AQAAABAAAAAQ{b64:44}=⟧}</secret>',)),
     # (rase: phrase, frase)
-    Reader("personal", "personal", keywords=("code", "pin", "seed", "rase")),
+    Reader("personal", "personal", keywords=("code", "pin", "seed", "rase") + RECOVERY_CODE_WORDS),
     Reader("email", "email", keywords=("@",), optional="strip_emails"),
 )
 
@@ -1177,6 +1200,9 @@ READER_RULES: tuple[Rule, ...] = (
             'Google backup codes:\n⟦8763 4975⟧    ⟦8453 9436⟧\n⟦6820 6598⟧    ⟦8771 9218⟧',
             'Backup-Codes:\n- [x] ⟦1270-3885⟧\n- [ ] ⟦1721-5071⟧',
             'Wiederherstellungscodes:\n1. ⟦1270-3885⟧\n2. ⟦1721-5071⟧',
+            'GitHubのリカバリーコード（残り４つ）：\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧\n⟦{hex:5}-{hex:5}⟧',
+            'Codes de récupération Google :\n⟦8763 4975⟧    ⟦8453 9436⟧',
+            'Резервные коды:\n1. ⟦1270-3885⟧\n2. ⟦1721-5071⟧',
         )),
     Reader("pin", "pin",
         examples=(
@@ -1593,6 +1619,8 @@ STAYS: tuple[str, ...] = (
     'Keep your backup codes somewhere safe; GitHub shows them only once.',
     'backup codes: see 1Password',
     'recovery codes: 10 remaining, regenerated 2024-03-01',
+    'Les codes de secours sont à garder au chaud : GitHub ne les montre qu’une fois.',
+    'リカバリーコード：安全な場所に保管してください（2024-03-01 再発行）',
     'mnemonic = "test test test test test test test test test test test junk"  # Hardhat seed phrase',
     'ISBN 978-3-16-148410-0, coordinates 123456-654321',
     'github: {hex:40}',

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from .catalogue import RECOVERY_CODE_WORDS
 from .patterns import compiled
 
 
@@ -20,8 +21,9 @@ def personal(text: str, low: str, spans) -> None:
     """Add the spans of seed phrases, backup codes, PINs and door codes (``low`` is ``text``
     lower-cased, of the same length).
 
-    Every label holds "seed", "phrase" (or "frase"), "code" or "pin": the scrubber calls this only
-    when one of them is in the text, and here each is looked for once.
+    Every label holds "seed", "phrase" (or "frase"), "code" or "pin", or is a word of
+    catalogue.RECOVERY_CODE_WORDS: the scrubber calls this only when one of them is in the text,
+    and here each is looked for once.
     """
     # ("phrase", "frase"; not "linseed" nor "erase")
     seed = [i for i in _hits(low, "seed", "rase") if _opens_word(low, i) or low.endswith(("ph", "f"), 0, i)]
@@ -29,8 +31,13 @@ def personal(text: str, low: str, spans) -> None:
         _seed_phrases(text, low, seed, spans)
     code = [i for i in _find_all(low, "code") if low[max(0, i - 20):i].rstrip(" -").endswith(_CODE_OWNERS)]
     if code:  # ("encode", "VS Code", "code block" end here: only a word that says whose code it is)
-        _backup_codes(text, low, code, spans)
+        _backup_codes(text, low, (m.end() for m in _labels(low, code, _CODES_LABEL)), spans)
         _labelled_numbers(text, low, code, _LOCK_LABEL, _LOCK_VALUE, spans, "lock-code")
+    # recovery codes named in another language (a word of a script without spaces may be glued on)
+    elsewhere = sorted(i + len(w) for w in RECOVERY_CODE_WORDS for i in _find_all(low, w)
+                       if _opens_word(low, i) or not low[i - 1].isascii())
+    if elsewhere:
+        _backup_codes(text, low, elsewhere, spans)
     pin = [i for i in _find_all(low, "pin") if _opens_word(low, i) and _pin_word(low, i)]
     if pin:  # (not "spin", "mapping", "pinned")
         _labelled_numbers(text, low, pin, _PIN_LABEL, _PIN_VALUE, spans, "pin")
@@ -175,7 +182,7 @@ _CODES_LABEL = (
     r"(?<![a-z])(?:backup|recovery|2fa|mfa|two[- ]factor|2-factor|one[- ]time|emergency|scratch"
     r"|wiederherstellungs|sicherungs|notfall)[ -]?(?:verification[ -])?codes?(?![a-z])")
 # the rest of the label's line up to its ':' ("recovery codes for GitHub (2024-03-01):")
-_CODES_HEAD = r"[^:=\[\n]{0,80}[:=]"
+_CODES_HEAD = r"[^:=：\[\n]{0,80}[:=：]"
 # a code: GitHub's "a1b2c-3d4e5", "4f9k-2mxq", Google's "1234 5678", a plain "12345678"
 _CODE = r"((?:[0-9a-z]{3,8}(?:-[0-9a-z]{3,8}){1,4}|\d{4} \d{4}|[0-9a-z]{6,16}))(?![\w-])"
 # the first code may open the next line or the one after a blank line (a heading, then the list);
@@ -187,19 +194,20 @@ _NEXT_CODE = r"[ \t,;]*(?:~~)?[ \t,;]*(?:\n[ \t]*)?" + _ITEM + _CODE
 _MAX_CODES = 20
 
 
-def _backup_codes(text: str, low: str, hits: list[int], spans) -> None:
-    """Each code in the list after a backup-code label: every one of them opens the account.
+def _backup_codes(text: str, low: str, ends, spans) -> None:
+    """Each code in the list after a backup-code label (`ends`: where each label ends, in order):
+    every one of them opens the account.
 
     The list ends at a blank line or at the first item that is no code (a word, a year, a short
     number: a code has six characters or more and a digit), so a label in prose ("keep your
     backup codes somewhere safe") reads nothing.
     """
     pos = 0
-    for m in _labels(low, hits, _CODES_LABEL):
-        if m.start() < pos:
+    for end in ends:
+        if end <= pos:
             continue
-        head = compiled(_CODES_HEAD).match(low, m.end())
-        i = head.end() if head else m.end()
+        head = compiled(_CODES_HEAD).match(low, end)
+        i = head.end() if head else end
         item = compiled(_FIRST_CODE)
         for _ in range(_MAX_CODES):
             c = item.match(low, i)
