@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .catalogue import RECOVERY_CODE_WORDS
+from .catalogue import RECOVERY_CODE_PARTS, RECOVERY_CODE_WORDS
 from .patterns import compiled
 
 
@@ -34,8 +34,9 @@ def personal(text: str, low: str, spans) -> None:
         _backup_codes(text, low, (m.end() for m in _labels(low, code, _CODES_LABEL)), spans)
         _labelled_numbers(text, low, code, _LOCK_LABEL, _LOCK_VALUE, spans, "lock-code")
     # recovery codes named in another language (a word of a script without spaces may be glued on)
-    elsewhere = sorted(i + len(w) for w in RECOVERY_CODE_WORDS for i in _find_all(low, w)
-                       if _opens_word(low, i) or not low[i - 1].isascii())
+    parts = _CODE_WORDS_BY_PART if not low.isascii() else _CODE_WORDS_BY_ASCII_PART
+    elsewhere = sorted(i + len(w) for part, words in parts if part in low for w in words
+                       for i in _find_all(low, w) if _opens_word(low, i) or not low[i - 1].isascii())
     if elsewhere:
         _backup_codes(text, low, elsewhere, spans)
     pin = [i for i in _find_all(low, "pin") if _opens_word(low, i) and _pin_word(low, i)]
@@ -49,6 +50,18 @@ _REACH = 32  # how far before its keyword a label may start ("secret recovery ph
 _CODE_OWNERS = ("backup", "recovery", "2fa", "mfa", "factor", "time", "emergency", "scratch", "verification",
                 "wiederherstellungs", "sicherungs", "notfall", "building", "entry", "entrance", "lock", "door",
                 "gate", "alarm", "garage", "keypad", "box", "safe", "tür", "garagentor", "tresor")
+
+
+def _by_part() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """RECOVERY_CODE_WORDS grouped under the first of RECOVERY_CODE_PARTS each holds."""
+    groups: dict[str, list[str]] = {part: [] for part in RECOVERY_CODE_PARTS}
+    for w in RECOVERY_CODE_WORDS:
+        groups[next(part for part in RECOVERY_CODE_PARTS if part in w)].append(w)  # (StopIteration: a word with no part)
+    return tuple((part, tuple(words)) for part, words in groups.items() if words)
+
+
+_CODE_WORDS_BY_PART = _by_part()
+_CODE_WORDS_BY_ASCII_PART = tuple((part, words) for part, words in _CODE_WORDS_BY_PART if part.isascii())
 
 
 def _pin_word(low: str, i: int) -> bool:
