@@ -34,24 +34,23 @@ from .patterns import lazy
 _INVISIBLE = "\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 _SPACES = "\u00a0\u2007\u2009\u200a\u202f"  # spaces that do not break, read as a space
 # escapes: a run of percent-escapes (UTF-8 bytes together), a character reference, a \u escape
-_ESCAPES = r"(?:%[0-9A-Fa-f]{2})+|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});|\\u[0-9A-Fa-f]{4}"
+_PERCENT = r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*"
+_REFERENCE = r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+_U_ESCAPE = r"\\u[0-9A-Fa-f]{4}"
 # inline HTML that formats a word in Markdown or a pasted page, which a reader never sees
 # ("Password: <code>…</code>", "<b>…</b>", "<span style=…>…</span>"), dropped
 _TAG_NAMES = "b|strong|i|em|u|s|code|kbd|samp|tt|var|mark|span|font|small|big"
-_INLINE_TAG = f"</?(?:{_TAG_NAMES})(?:[ \t][^<>\n]*)?>"
-_FOLD = lazy(f"[{_INVISIBLE}{_SPACES}\uff01-\uff5e]|{_ESCAPES}|{_INLINE_TAG}")
-_OPEN_TAG = lazy(f"<(?:{_TAG_NAMES})(?:[ \t][^<>\n]*)?>")
+_TAG = f"(?:{_TAG_NAMES})(?:[ \t][^<>\n]*)?>"
+_FOLD = lazy(f"[{_INVISIBLE}{_SPACES}\uff01-\uff5e]|{_PERCENT}|{_REFERENCE}|{_U_ESCAPE}|</?{_TAG}")
 # What makes the lines around it worth reading again: an invisible character, a narrow or thin space that
 # does not break, a full-width letter or digit, or an escape that may hide part of a secret (see
 # _worth). Not what real text is full of and the rules already read: a no-break space (U+00A0,
 # in every manual page groff renders; the rules' blanks take it), full-width signs alone
 # (Chinese and Japanese prose writes its comma, colon and brackets full-width: ，：（）).
-_UNSEEN = lazy(f"[{_INVISIBLE}\u2007\u2009\u200a\u202f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
+_UNSEEN = lazy(f"[{_INVISIBLE}{_SPACES.replace(chr(0xA0), '')}\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
 # each escape searched for alone, and only in a text holding its first character: a pattern that
 # opens with a literal is found by a fast search, an alternation by a try at every position
-_ESCAPE_RXS = (("%", lazy(r"%[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*")),
-               ("&", lazy(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")),
-               ("\\u", lazy(r"\\u[0-9A-Fa-f]{4}")), ("<", _OPEN_TAG))
+_ESCAPE_RXS = (("%", lazy(_PERCENT)), ("&", lazy(_REFERENCE)), ("\\u", lazy(_U_ESCAPE)), ("<", lazy("<" + _TAG)))
 
 
 def _read(c: str) -> str | None:

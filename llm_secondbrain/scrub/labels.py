@@ -204,6 +204,15 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
 
 
 _WIDE_CHAR = lazy(r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u0e00-\u0e7f]")
+
+
+def _before_wide(v: str) -> str:
+    """A bare value up to the text of a script without spaces glued after it ("24時間で失効します"
+    is "24", "12文字以上" is "12"): the sentence goes on there, the value does not."""
+    wide = _WIDE_CHAR.search(v)
+    return v[:wide.start()] if wide is not None else v
+
+
 _QUALIFIER_BEFORE = lazy(r"(?<![a-z])(?:api|secret|private|access)[- \t]?$")
 _KEY_SEP = lazy(r"[ \t\u3000]*(?:[:=：＝]|(?:est|è|é|es|jest|je|ist|är|er|is|это|yra|este|és)(?=[ \t]))[ \t\u3000]*")
 
@@ -231,8 +240,7 @@ def _key_elsewhere(text: str, low: str, i: int, stem: str, spans: _Spans) -> Non
     g = vm.lastindex if vm.lastindex != 1 else 2
     v = vm.group(g)
     if g == 6:
-        wide = _WIDE_CHAR.search(v)
-        v = v[:wide.start()] if wide is not None else v  # ("24時間で失効します" is "24")
+        v = _before_wide(v)
     if v:
         _check_value(text, _label_info(label), ":", g != 6, v, vm.start(g), spans, "label-elsewhere")
 
@@ -433,8 +441,7 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
         quoted = g != 7
         v = fm.group(g)
         if not quoted and not v.isascii() and _WIDE_CHAR.match(v) is None:
-            wide = _WIDE_CHAR.search(v)
-            v = v[:wide.start()] if wide is not None else v  # ("パスワード:12文字以上" is "12")
+            v = _before_wide(v)  # ("パスワード:12文字以上" is "12"; a value all in such a script stays whole)
         return _check_value(text, info, sep, quoted, v, fm.start(g), spans, rule)
     if op:
         am = _ASSIGN.match(text, b)
