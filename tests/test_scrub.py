@@ -274,6 +274,17 @@ def test_a_bare_value_stops_before_a_next_key_with_spaces():
     assert out.endswith("Password=[REDACTED:password];Persist Security Info=true")
 
 
+def test_a_manual_of_settings_and_typographic_quotes_keeps_its_words():
+    # GNU info manuals quote ‘--password=PASSWORD’ and list each setting's choices ("on/off"): a
+    # redacted "on/off" went to every setting of the page, and "STRING’." to every mention of it
+    manual = ("ask_password = on/off\n     Prompt for a password.\n\ncache = on/off\n\n"
+              "‘--http-password=STRING’.\n‘--password=PASSWORD’\n")
+    assert scrub(manual) == manual
+    pw = "Fj" + r(ALNUM, 10)
+    assert scrub(f"The password is “{pw}”.\npassword: {pw}’") == (
+        "The password is “[REDACTED:password]”.\npassword: [REDACTED:password]’")
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted({chr(c) for c in range(1, 256)} - set(scrub_labels._OP_START))),
        st.text(alphabet=string.printable + "é", max_size=16))

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 from urllib.parse import unquote
 
-from .catalogue import (DEFAULT_PASSWORDS, FIELD_STATES, FILE_TYPES, PATH_ENDINGS, PLACEHOLDER_ENDINGS,
+from .catalogue import (CHOICE_SEPARATOR, DEFAULT_PASSWORDS, FIELD_STATES, SETTING_CHOICES, FILE_TYPES, PATH_ENDINGS, PLACEHOLDER_ENDINGS,
                         PLACEHOLDER_INNER, PLACEHOLDER_OPENINGS, PLACEHOLDER_WORDS, REFERENCE_PREFIXES)
 from .patterns import compiled, lazy
 
@@ -357,6 +357,24 @@ PLACEHOLDER: list[Filter] = []
 ))
 def _placeholder_word(v: str, lv: str) -> bool:
     return lv in PLACEHOLDER_WORDS or lv in FIELD_STATES
+
+
+@named(PLACEHOLDER, "setting_choices",
+    releases=(
+        'ask_password = on/off\n     Prompt for a password for each connection established.',
+        'verify_password: yes|no',
+        'ssh_password = true/false',
+    ),
+    keeps=('password: ⟦yes/no42⟧',))
+def _setting_choices(v: str, lv: str) -> bool:
+    # a manual's table of settings: the value lists what the setting takes ('on/off', '[yes|no]')
+    if "/" not in v and "|" not in v:
+        return False
+    parts = _CHOICE_SPLIT.split(lv.strip("[]{}()<>"))
+    return len(parts) >= 2 and all(part in SETTING_CHOICES for part in parts)
+
+
+_CHOICE_SPLIT = lazy(CHOICE_SEPARATOR)
 
 
 @named(PLACEHOLDER, "escaped_placeholder",

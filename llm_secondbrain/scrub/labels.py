@@ -888,6 +888,8 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
             return word, "next_key"
         raw = v
         v = v.rstrip(",;)]}>:")  # (the end of a call or a signature: "pwd=None):")
+        if (close := _TYPOGRAPHIC_CLOSE.search(v)) is not None and "\u2018" not in v and "\u201c" not in v:
+            v = v[:close.start()]  # a manual's or a word processor's quotes: "‘--password=PASSWORD’."
         if v[:1] == "{" and len(v) < len(raw) and _OPEN_BRACE_WORD.fullmatch(v):
             return word, "object_or_field"  # the brace closes after all, or an object goes on: "{name}", "{token1: x}"
         if v.isalpha() and (v.islower() or v.istitle()):
@@ -926,6 +928,7 @@ def _value_verdict(v, sep, quoted, info) -> tuple:
 
 
 _SQUASH = lazy(r"[^a-z0-9]+")
+_TYPOGRAPHIC_CLOSE = lazy("[\u2019\u201d][.,;:!?)\\]]*$")
 
 
 def _last_word(lident: str) -> str:
