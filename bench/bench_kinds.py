@@ -12,6 +12,8 @@ Sets (answers are paths relative to the folder ingested; classes as each set nam
   zh       ../shared/data/tldr-zh: 37 queries (semantic/exact/mixed), 8 negatives
   vault    bench/vault (make_vault.py, English): 88 queries (paraphrase/exact/mixed), 20 negatives
   ja       bench/vault (make_vault.py, Japanese manpages-ja): 21 queries, 6 negatives
+  vault2   bench/vault2 (make_vault2.py: GNU info manuals, Python's language reference, package
+           docs; descriptive titles): 60 queries (paraphrase/exact/mixed), 20 negatives
   scifact  ../shared/data/scifact: train claims (tune) and test claims (report), no negatives
 `--split`: the vault sets carry `split: tune|report` per query (half each, frozen with the
 queries); SciFact's are its train and test qrels; til and zh are development sets, reported whole.
@@ -53,10 +55,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DATA = ROOT.parent / "shared" / "data"
 VAULT = HERE / "vault"
+VAULT2 = HERE / "vault2"
 SYSTEMS = ("hybrid", "dense", "lexical", "bm25", "dense-note", "rrf")
 METRICS = ("nDCG@10", "hit@1", "recall@10")
 K = 10
-DIGESTS = {"en": "3d2e3f5d442eb51a", "ja": "7108138cebab7788"}  # the vaults the queries were written on
+DIGESTS = {"en": "3d2e3f5d442eb51a", "ja": "7108138cebab7788",  # the vaults the queries were written on
+           "vault2": "876e60459661b599"}
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -93,6 +97,21 @@ def vault(work: Path, lang: str) -> Path:
               f"(digest {make_vault.digest(notes)}, not {DIGESTS[lang]}): figures are not comparable",
               file=sys.stderr)
     return root / lang
+
+
+def vault2(work: Path) -> Path:
+    """The second development vault (bench/vault2/make_vault2.py), built once under `work`."""
+    root = work / "vault2"
+    if not root.exists():
+        subprocess.run([sys.executable, str(VAULT2 / "make_vault2.py"), str(root)], check=True,
+                       stdout=subprocess.DEVNULL)
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.md"), key=lambda p: str(p.relative_to(root))):
+        h.update(str(path.relative_to(root)).encode() + b"\n" + path.read_bytes() + b"\0")
+    if h.hexdigest()[:16] != DIGESTS["vault2"]:
+        print(f"warning: vault2 here differs from the one its queries were written on (digest "
+              f"{h.hexdigest()[:16]}, not {DIGESTS['vault2']}): figures are not comparable", file=sys.stderr)
+    return root
 
 
 def scifact(work: Path) -> tuple[Path, list[dict], list[dict]]:
@@ -132,6 +151,8 @@ def load_set(name: str, work: Path) -> tuple[Path, list[dict], list[dict]]:
         lang = "en" if name == "vault" else "ja"
         return (vault(work, lang), read_jsonl(VAULT / f"queries-{lang}.jsonl"),
                 read_jsonl(VAULT / f"negatives-{lang}.jsonl"))
+    if name == "vault2":
+        return (vault2(work), read_jsonl(VAULT2 / "queries.jsonl"), read_jsonl(VAULT2 / "negatives.jsonl"))
     if name == "scifact":
         return scifact(work)
     raise SystemExit(f"unknown set {name!r}")
