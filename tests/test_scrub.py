@@ -280,6 +280,10 @@ def test_a_manual_of_settings_and_typographic_quotes_keeps_its_words():
     manual = ("ask_password = on/off\n     Prompt for a password.\n\ncache = on/off\n\n"
               "‘--http-password=STRING’.\n‘--password=PASSWORD’\n")
     assert scrub(manual) == manual
+    # a manual names an option's argument in capitals, and other options take it too
+    gpg = "'--passwd USER-ID'\n     Change the passphrase.\n\n'--quick-revoke-uid USER-ID USER-ID-TO-REVOKE'\n"
+    assert scrub(gpg) == gpg
+    assert "HUNTER-TWO" not in scrub("sshpass -p HUNTER-TWO ssh --host HUNTER-TWO")
     pw = "Fj" + r(ALNUM, 10)
     assert scrub(f"The password is “{pw}”.\npassword: {pw}’") == (
         "The password is “[REDACTED:password]”.\npassword: [REDACTED:password]’")

@@ -1081,14 +1081,15 @@ def _typed_name(v: str) -> bool:
 
 
 def _name_like(v: str) -> bool:
-    """A type's, a setting's or a mode's name ('ReadableBuffer', 'Incomplete', 'svc_backup',
-    'bandpass'): only such a value may go free for being held by another label too. A password
+    """A type's, a setting's, a mode's or a manual's argument's name ('ReadableBuffer', 'Incomplete',
+    'svc_backup', 'bandpass', 'USER-ID'): only such a value may go free for being held by another label too. A password
     someone chose is often typed twice ('"password": "Zq8xLm2pWv", "confirm": "Zq8xLm2pWv"'),
     and both copies must go."""
     m = _IDENTIFIER.match(v)
     if m is not None and v[m.end():m.end() + 1] in ("[", "("):
         v = m.group()  # a generic type's head: "Callable[[", "Optional["
-    return _typed_name(v) or (v.isalpha() and (v.islower() or (v[:1].isupper() and v[1:].islower())))
+    return _typed_name(v) or (v.isalpha() and (v.islower() or (v[:1].isupper() and v[1:].islower()))) or (
+        v.isupper() and v.replace("-", "").replace("_", "").isalpha())  # a manual's USER-ID, FILE_NAME
 
 
 def _url_placeholder(pw: str) -> bool:

@@ -861,6 +861,16 @@ def _plain_holder(text: str, v: str, vs: int) -> bool:
                 label = text[k:b].lower()
                 if label and _STEM.search(label) is None:
                     return True
+            elif j < i and j > lo and text[j - 1] in _IDCHARS:
+                # a flag's argument: "--edit-key USER-ID" beside "--passwd USER-ID" names what
+                # the option takes, as a manual writes it
+                k = j
+                while k > lo and text[k - 1] in _IDCHARS and j - k < 64:
+                    k -= 1
+                flag = text[k:j].lower()
+                if flag.startswith("-") and text[k - 1:k] in ("", " ", "\t", "\n", "'", '"', "`", "[") and (
+                        _STEM.search(flag) is None):
+                    return True
         i = text.find(v, i + len(v), hi)
     return False
 
