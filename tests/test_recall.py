@@ -412,6 +412,30 @@ def test_the_note_about_a_token_ranks_above_one_that_lists_it(run, tmp_path, oll
     assert recall_json(run, "divmod")[0]["path"].endswith("/about.md")
 
 
+def test_a_short_note_that_links_to_another_gives_way_to_it(run, tmp_path, ollama):
+    # a stub or a journal line says in a few words what the note it links to holds: it matches
+    # as well and ranks above it, but the answer is in the note it points to
+    folder = tmp_path / "vault"
+    for sub in ("Inbox", "Journal", "Resources", "Meetings"):
+        (folder / sub).mkdir(parents=True)
+    write_notes(folder, {
+        "Inbox/sensor gaps.md": "---\ntitle: sensor gaps\n---\nmasked arrays for sensor gaps: see [[numpy-masked]]. TODO.",
+        "Resources/numpy-masked.md": "---\ntitle: NumPy notes\n---\n# Masked arrays\n\nA masked array "
+                                     "hides invalid entries from every computation: readings a sensor "
+                                     "missed stay in the array, marked, and means skip them.",
+        "Journal/2024-04-10.md": "Retention of monthly backups agreed, see [[Backup retention|the meeting]].",
+        "Meetings/2024-04-09.md": "---\ntitle: Backup retention\n---\nWe keep each month-end copy for "
+                                  "a year; weekly ones for five weeks.",
+        "other.md": "Watering tomatoes early in the morning keeps the leaves dry.",
+    })
+    run("brain", "ingest", folder, "--no-progress")
+    hits = recall_json(run, "masked arrays for sensor gaps")
+    assert [h["path"].rsplit("/", 1)[1] for h in hits[:2]] == ["numpy-masked.md", "sensor gaps.md"]
+    assert "link" in hits[0]["ranks"]
+    hits = recall_json(run, "retention of monthly backups")
+    assert [h["path"].rsplit("/", 1)[1] for h in hits[:2]] == ["2024-04-09.md", "2024-04-10.md"]
+
+
 def test_per_note_limits_chunks_of_one_note(run, tmp_path, ollama, monkeypatch):
     monkeypatch.setenv("SECONDBRAIN_MAX_CHARS", "200")
     long = "\n\n".join(f"Paragraph {i} about the garden hose and watering tomatoes in summer."

@@ -37,7 +37,7 @@ Function words are dropped from the lexical query (`content_words`): in a small 
 
 The package, one job per module: query (what the query is, its code-like spans and identifiers),
 lanes (dense, lexical, literal; filters; documents), fusion (the rules, z-score, RRF, promotion,
-the per-note cap), floor (relevance on the brain's own scale, and where a model's passages
+the per-note cap), links (a short note that links to another gives way to it), floor (relevance on the brain's own scale, and where a model's passages
 stop), present (hits, snippets), vindex (the dense search: sign bits, exact scan),
 stale (hits whose file changed). `recall()` below drives them.
 """
@@ -48,6 +48,7 @@ from ..options import RecallOptions
 from .floor import FLOOR_SD, NAME_FLOOR_SD, relevant, tail
 from .inject import flags as instruction_flags
 from .kind import kinds as kind_of_chunks
+from .links import followed
 from .fusion import (
     CLAIM_LEXICAL_WEIGHT, CODE_LEXICAL_WEIGHT, DEFAULT_WEIGHTS, FUSION_RULES, LITERAL_BONUS,
     PROSE_LEXICAL_WEIGHT, QUESTION_LEXICAL_WEIGHT, adaptive_weights, per_note, promote, rrf, zscore,
@@ -114,6 +115,7 @@ def recall(conn, query: str, options: RecallOptions | None = None,
         scored = promote(scored, holders, by_title=not is_natural(query))
     if replaced and options.history:  # newer facts first: the replaced ones after every current hit
         scored = [s for s in scored if s[0] not in replaced] + [s for s in scored if s[0] in replaced]
+    scored = followed(conn, scored, groups, holders, options.k * options.per_note)
     scored = per_note(scored, groups, options.per_note)
     hits = _hits(conn, scored[:options.k], query)
     result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, holders, filters),
