@@ -48,7 +48,7 @@ from ..options import RecallOptions
 from .floor import FLOOR_SD, NAME_FLOOR_SD, relevant, tail
 from .inject import flags as instruction_flags
 from .kind import kinds as kind_of_chunks
-from .links import followed
+from .links import followed, lent
 from .fusion import (
     CLAIM_LEXICAL_WEIGHT, CODE_LEXICAL_WEIGHT, DEFAULT_WEIGHTS, FUSION_RULES, LITERAL_BONUS,
     PROSE_LEXICAL_WEIGHT, QUESTION_LEXICAL_WEIGHT, adaptive_weights, per_note, promote, rrf, zscore,
@@ -122,8 +122,9 @@ def recall(conn, query: str, options: RecallOptions | None = None,
                           dense=dense_how)
     if result.relevant:
         words = dict(lanes.get("lexical", []))
-        result.strong = tail(conn, query, [cosines.get(h.id) for h in hits],
-                             [words.get(h.id) for h in hits], [h.id in holders for h in hits])
+        via = {cid: entry["via"] for cid, entry in scored if "via" in entry}  # (links.followed)
+        result.strong = tail(conn, query, [lent(cosines, h.id, via) for h in hits],
+                             [lent(words, h.id, via) for h in hits], [h.id in holders for h in hits])
     kinds = kind_of_chunks(conn, [hit.id for hit in result.hits])
     for hit in result.hits:
         hit.kind, hit.flags = kinds.get(hit.id), instruction_flags(hit.text)

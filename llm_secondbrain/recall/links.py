@@ -82,9 +82,17 @@ def followed(conn, scored: list[tuple[int, dict]], groups: dict[int, tuple], hol
                 if key != own and (_stem(key) in names or titles.get(target) in names) and (
                         cid not in holders or target in holders):
                     del out[j]
-                    out.insert(i, (target, {**info, "score": entry["score"],
+                    out.insert(i, (target, {**info, "score": entry["score"], "via": cid,
                                             "ranks": {**info.get("ranks", {}), "link": i + 1}}))
                     i += 1  # (the pointer is now one further down)
                     break
         i += 1
     return out
+
+
+def lent(scores: dict[int, float], cid: int, via: dict[int, int]) -> float | None:
+    """A lane's score of hit `cid`, or of the pointer it was moved above when that one is higher:
+    the passages handed to a model stop where the scores fall far below the top (floor.tail),
+    and a note moved up for its pointer is as strong as the pointer."""
+    own, pointer = scores.get(cid), scores.get(via[cid]) if cid in via else None
+    return own if pointer is None else pointer if own is None else max(own, pointer)
