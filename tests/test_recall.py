@@ -426,9 +426,14 @@ def test_a_short_note_that_links_to_another_gives_way_to_it(run, tmp_path, ollam
         "Journal/2024-04-10.md": "Retention of monthly backups agreed, see [[Backup retention|the meeting]].",
         "Meetings/2024-04-09.md": "---\ntitle: Backup retention\n---\nWe keep each month-end copy for "
                                   "a year; weekly ones for five weeks.",
+        "Inbox/cold frames.md": "cold frames for the seedlings: [notes](../Resources/cold%20frame%20build.md)",
+        "Resources/cold frame build.md": "# Building a cold frame\n\nAn old window on a box of planks "
+                                         "keeps seedlings warm in April; prop the lid on sunny days.",
         "other.md": "Watering tomatoes early in the morning keeps the leaves dry.",
     })
     run("brain", "ingest", folder, "--no-progress")
+    hits = recall_json(run, "cold frames for the seedlings")
+    assert [h["path"].rsplit("/", 1)[1] for h in hits[:2]] == ["cold frame build.md", "cold frames.md"]
     hits = recall_json(run, "masked arrays for sensor gaps")
     assert [h["path"].rsplit("/", 1)[1] for h in hits[:2]] == ["numpy-masked.md", "sensor gaps.md"]
     assert "link" in hits[0]["ranks"]

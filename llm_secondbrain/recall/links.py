@@ -10,8 +10,9 @@ two bench vaults (bench_kinds.py): the answer of 8 of 148 questions rose, 5 of t
 none fell (hybrid nDCG@10: vault report 0.817 -> 0.840, tune 0.807; vault2 report 0.720 ->
 0.733, tune 0.705 -> 0.749); jbranchaud-til and the Chinese and Japanese sets have no links.
 
-A link is Obsidian's `[[name]]`, `[[folder/name|shown text]]` or `[[name#heading]]`; it names a
-note by its file name, as Obsidian resolves it, or by its title. Only a note of one passage of at most
+A link is Obsidian's `[[name]]`, `[[folder/name|shown text]]` or `[[name#heading]]`, or Markdown's
+`[shown text](folder/name.md)`; it names a note by its file name, as Obsidian resolves it, or by
+its title. Only a note of one passage of at most
 POINTER_CHARS characters is a pointer, and it gives way to one note: the best-ranked of those it
 links to.
 """
@@ -19,9 +20,13 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import unquote
 
 POINTER_CHARS = 400  # a note of one passage this short that links to another is a pointer to it
-_LINK = re.compile(r"\[\[([^\[\]|#\n]+)[^\[\]\n]*\]\]")
+# [[name]], [[folder/name|shown]], [[name#heading]]; a Markdown link to a note: [shown](folder/name.md)
+# (a web address is no note: "[site](https://example.org/a.md)")
+_LINK = re.compile(r"\[\[([^\[\]|#\n]+)[^\[\]\n]*\]\]|\]\((?!\w+:)(?:<([^<>\n]+?)\.md(?:#[^<>\n]*)?>"
+                   r"|([^()<>\s]+?)\.md(?:#[^()\s]*)?)\)")
 
 
 def _stem(key: tuple) -> str | None:
@@ -39,10 +44,11 @@ def _pointers(conn, ids: list[int]) -> dict[int, set[str]]:
     for cid, text, alone in conn.execute(
             f"SELECT c.id, c.text, NOT EXISTS (SELECT 1 FROM chunks d WHERE d.path = c.path "
             f"AND d.ref IS c.ref AND d.id != c.id) FROM chunks c WHERE c.id IN ({marks}) "
-            f"AND c.path IS NOT NULL AND length(c.text) <= ? AND instr(c.text, '[[')",
+            f"AND c.path IS NOT NULL AND length(c.text) <= ? AND (instr(c.text, '[[') OR instr(c.text, '.md'))",
             [*ids, POINTER_CHARS]):
         if alone:
-            names = {m.group(1).strip().rsplit("/", 1)[-1].lower() for m in _LINK.finditer(text)}
+            names = {unquote(m.group(1) or m.group(2) or m.group(3)).strip().rsplit("/", 1)[-1].lower()
+                     for m in _LINK.finditer(text)}
             if names:
                 out[cid] = names
     return out
