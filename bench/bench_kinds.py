@@ -458,7 +458,7 @@ def start_stub(work: Path) -> tuple[str, subprocess.Popen]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", default="til,zh,vault,ja,scifact")
+    parser.add_argument("--sets", default="til,zh,vault,ja,vault2,scifact")
     parser.add_argument("--split", choices=("tune", "report", "all"), default="all")
     parser.add_argument("--url", default=os.environ.get("OLLAMA_URL", "http://127.0.0.1:11435"))
     parser.add_argument("--embedder", choices=("minilm", "stub"), default="minilm")
