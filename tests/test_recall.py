@@ -436,7 +436,7 @@ def test_a_short_note_that_links_to_another_gives_way_to_it(run, tmp_path, ollam
     assert [h["path"].rsplit("/", 1)[1] for h in hits[:2]] == ["cold frame build.md", "cold frames.md"]
     hits = recall_json(run, "masked arrays for sensor gaps")
     assert [h["path"].rsplit("/", 1)[1] for h in hits[:2]] == ["numpy-masked.md", "sensor gaps.md"]
-    assert "link" in hits[0]["ranks"]
+    assert hits[0]["ranks"]["link"] == 2  # (--explain: the hit that links to it)
     hits = recall_json(run, "retention of monthly backups")
     assert [h["path"].rsplit("/", 1)[1] for h in hits[:2]] == ["2024-04-09.md", "2024-04-10.md"]
 

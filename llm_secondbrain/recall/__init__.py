@@ -37,8 +37,8 @@ Function words are dropped from the lexical query (`content_words`): in a small 
 
 The package, one job per module: query (what the query is, its code-like spans and identifiers),
 lanes (dense, lexical, literal; filters; documents), fusion (the rules, z-score, RRF, promotion,
-the per-note cap), links (a short note that links to another gives way to it), floor (relevance on the brain's own scale, and where a model's passages
-stop), present (hits, snippets), vindex (the dense search: sign bits, exact scan),
+the per-note cap), links (a short note that links to another gives way to it), floor (relevance
+on the brain's own scale, and where a model's passages stop), present (hits, snippets), vindex (the dense search: sign bits, exact scan),
 stale (hits whose file changed). `recall()` below drives them.
 """
 from __future__ import annotations
@@ -118,11 +118,16 @@ def recall(conn, query: str, options: RecallOptions | None = None,
     scored = followed(conn, scored, groups, holders, options.k * options.per_note)
     scored = per_note(scored, groups, options.per_note)
     hits = _hits(conn, scored[:options.k], query)
+    via = {cid: entry["via"] for cid, entry in scored if "via" in entry}  # (links.followed)
+    if via:
+        shown = {hit.id: rank for rank, hit in enumerate(hits, start=1)}
+        for hit in hits:
+            if shown.get(via.get(hit.id)):
+                hit.ranks = {**hit.ranks, "link": shown[via[hit.id]]}  # --explain: "link #2", the hit linking to it
     result = RecallResult(hits, used, relevant=relevant(conn, query, lanes, holders, filters),
                           dense=dense_how)
     if result.relevant:
         words = dict(lanes.get("lexical", []))
-        via = {cid: entry["via"] for cid, entry in scored if "via" in entry}  # (links.followed)
         result.strong = tail(conn, query, [lent(cosines, h.id, via) for h in hits],
                              [lent(words, h.id, via) for h in hits], [h.id in holders for h in hits])
     kinds = kind_of_chunks(conn, [hit.id for hit in result.hits])

@@ -12,9 +12,8 @@ none fell (hybrid nDCG@10: vault report 0.817 -> 0.840, tune 0.807; vault2 repor
 
 A link is Obsidian's `[[name]]`, `[[folder/name|shown text]]` or `[[name#heading]]`, or Markdown's
 `[shown text](folder/name.md)`; it names a note by its file name, as Obsidian resolves it, or by
-its title. Only a note of one passage of at most
-POINTER_CHARS characters is a pointer, and it gives way to one note: the best-ranked of those it
-links to.
+its title. Only a note of one passage of at most POINTER_CHARS characters is a pointer, and it
+gives way to one note: the best-ranked of those it links to.
 """
 from __future__ import annotations
 
@@ -88,8 +87,7 @@ def followed(conn, scored: list[tuple[int, dict]], groups: dict[int, tuple], hol
                 if key != own and (_stem(key) in names or titles.get(target) in names) and (
                         cid not in holders or target in holders):
                     del out[j]
-                    out.insert(i, (target, {**info, "score": entry["score"], "via": cid,
-                                            "ranks": {**info.get("ranks", {}), "link": i + 1}}))
+                    out.insert(i, (target, {**info, "score": entry["score"], "via": cid}))
                     i += 1  # (the pointer is now one further down)
                     break
         i += 1

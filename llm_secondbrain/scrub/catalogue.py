@@ -1440,15 +1440,15 @@ FIELD_STATES = frozenset(
     "обов'язково "
     "υποχρεωτικό προαιρετικό "
     "obavezna obavezno".split())
-# documented defaults of servers and images: not a secret of the user's
 # the values a setting's documentation lists where its value would be ("ask_password = on/off",
-# "verify: yes|no", "--secret-prompt=[true|false]"): two or more of these joined by / or | name the
+# "verify: yes|no"): two or more of these joined by / or | name the
 # choices, not a password (a manual's wgetrc table redacted every on/off of the page otherwise)
 SETTING_CHOICES = frozenset(
     "on off yes no true false y n enable disable enabled disabled auto always never none default "
     "ask prompt 0 1 oui non ja nein sí si".split())
 CHOICE_SEPARATOR = r"\s*[/|]\s*"
 
+# documented defaults of servers and images: not a secret of the user's
 DEFAULT_PASSWORDS = frozenset(
     "postgres mysql mariadb root admin changeme changeit password secret guest oracle tiger "
     "manager sa redis rabbitmq minioadmin minio elastic neo4j mongo mongodb toor raspberry "

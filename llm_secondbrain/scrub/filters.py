@@ -22,8 +22,9 @@ from collections.abc import Callable
 from typing import NamedTuple
 from urllib.parse import unquote
 
-from .catalogue import (CHOICE_SEPARATOR, DEFAULT_PASSWORDS, FIELD_STATES, SETTING_CHOICES, FILE_TYPES, PATH_ENDINGS, PLACEHOLDER_ENDINGS,
-                        PLACEHOLDER_INNER, PLACEHOLDER_OPENINGS, PLACEHOLDER_WORDS, REFERENCE_PREFIXES)
+from .catalogue import (CHOICE_SEPARATOR, DEFAULT_PASSWORDS, FIELD_STATES, FILE_TYPES, PATH_ENDINGS,
+                        PLACEHOLDER_ENDINGS, PLACEHOLDER_INNER, PLACEHOLDER_OPENINGS, PLACEHOLDER_WORDS,
+                        REFERENCE_PREFIXES, SETTING_CHOICES)
 from .patterns import compiled, lazy
 
 
@@ -1081,10 +1082,10 @@ def _typed_name(v: str) -> bool:
 
 
 def _name_like(v: str) -> bool:
-    """A type's, a setting's, a mode's or a manual's argument's name ('ReadableBuffer', 'Incomplete',
-    'svc_backup', 'bandpass', 'USER-ID'): only such a value may go free for being held by another label too. A password
-    someone chose is often typed twice ('"password": "Zq8xLm2pWv", "confirm": "Zq8xLm2pWv"'),
-    and both copies must go."""
+    """A type's, a setting's, a mode's or a manual's argument's name ('ReadableBuffer',
+    'Incomplete', 'svc_backup', 'bandpass', 'USER-ID'): only such a value may go free for being
+    held by another label too. A password someone chose is often typed twice ('"password":
+    "Zq8xLm2pWv", "confirm": "Zq8xLm2pWv"'), and both copies must go."""
     m = _IDENTIFIER.match(v)
     if m is not None and v[m.end():m.end() + 1] in ("[", "("):
         v = m.group()  # a generic type's head: "Callable[[", "Optional["
