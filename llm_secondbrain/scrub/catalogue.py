@@ -599,6 +599,12 @@ LABEL_RULES: tuple[Rule, ...] = (
         'contraseña_bd: ⟦Kq7{alnum:9}⟧',  # other languages' words (PASSWORD_WORDS, FOREIGN_KEY_WORDS)
         'mot_de_passe: "⟦Kq7{alnum:9}⟧"',
         'HASLO_BD=⟦Kq7{alnum:9}⟧',
+        'HASLO_BAZY=⟦Kq7{alnum:9}⟧',  # the head first where a language puts it there (HEAD_FIRST_*)
+        'PAROL_BD=⟦Kq7{alnum:9}⟧',
+        'parola_d_ordine=⟦Kq7{alnum:9}⟧',
+        'chiave_segreta=⟦{small:12}{digits:8}⟧',
+        'cle_api = "⟦{small:12}{digits:8}⟧"',
+        'KLYUCH_API=⟦{small:12}{digits:8}⟧',
         'CHIAVE_API=⟦{small:12}{digits:8}⟧',
         'API-kulcs: ⟦{small:12}{digits:8}⟧',
         'API 키: ⟦{small:12}{digits:8}⟧',
@@ -699,6 +705,8 @@ LABEL_RULES: tuple[Rule, ...] = (
         counter=(
             'password: "{{ db_password }}"',
             "password = os.environ['DB_PASSWORD']",
+            'clave_primaria = id_cliente_2024',  # a database's primary key, not a secret one
+            'parola_chiave = Sommer2024x',  # a keyword
             'password: str = None',
             '--password=PASS‐\n   WORD | --prompt-for-password',
             'token: YOUR_TOKEN_HERE',
@@ -1045,7 +1053,7 @@ DETECTORS: tuple[Rule, ...] = (
         )),
     Reader("comment-label", "label", keywords=("#", "//", "--", ";"),
         examples=(
-            '# Парола за базата данни\nPAROLA_BD=⟦Rila-Planina-{digits:4}⟧\n',
+            '# Парола за базата данни\nBAZA_PAROLA=⟦Rila-Planina-{digits:4}⟧\n',
             '# מפתח API לשירות המיילים\nMAFTEACH_API=⟦{alnum:32}⟧\n',
             '# API key for the maps service\nMAPS_CREDENTIAL_X=⟦{small:12}{digits:8}⟧\n',
             '// wachtwoord van de database\nDB_WW: "⟦Tulpen-Veld-{digits:4}⟧"\n',
@@ -1248,9 +1256,28 @@ PASSWORD_WORDS = frozenset(
 # a key's word in other languages: a bare key (judged as "key" is), an API key beside "api"
 # (CHIAVE_API, API_KLUC, kunci_api)
 FOREIGN_KEY_WORDS = frozenset(
-    "nøkkel nokkel schlüssel schluessel nyckel sleutel nøgle nogle chiave chave clé klucz kluc kljuc ključ "
+    "nøkkel nokkel schlüssel schluessel nyckel sleutel nøgle nogle chiave chave clé cle klucz kluc kljuc ključ "
     "klic klíč kľúč cheie kulcs avain anahtar anahtari raktas võti voti ключ кључ κλειδί مفتاح کلید מפתח "
-    "khoa khóa kunci キー 키 密钥 秘钥".split())
+    "khoa khóa kunci キー 키 密钥 秘钥 klyuch kljuch kluch kleidi miftah kelid".split())
+# In languages that put what qualifies a noun after it, an identifier opens on its head: the
+# password of the database is HASLO_BAZY, PAROL_BD, senha_do_banco, parola_d_ordine; a secret or
+# an API key is chiave_segreta, cle_api, KLYUCH_API (as "db_password" ends on its head in English).
+# A label whose first word is one of these is a password's; a key's word first is a secret key's
+# when a word after it says so (FOREIGN_KEY_QUALIFIERS: not "clave_primaria", a database's key).
+# Words as identifiers write them: without accents, Cyrillic and Greek in Latin letters.
+HEAD_FIRST_PASSWORD_WORDS = frozenset(
+    "contrasena contraseña contrasenya contrasinal senha haslo hasło heslo hesla parol parola lozinka "
+    "geslo matkhau katasandi katalaluan kodikos slaptazodis motdepasse пароль парола лозинка κωδικός".split())
+HEAD_FIRST_KEY_WORDS = frozenset(
+    "clave chiave chave cle clé klucz kluc klic klíč kljuc ključ cheie ключ кључ klyuch kljuch kluch "
+    "kunci khoa kleidi κλειδί miftah".split())
+FOREIGN_KEY_QUALIFIERS = frozenset(
+    "api secreta secreto segreta segreto secrete secrète privada privado privata privato privee privée "
+    "acceso accesso acesso acces accès tajny tajna prywatny dostepu dostępu sekretny tajni tajný "
+    "dostupa доступа pristupa pristup rahasia akses".split())
+# ... and what such a head makes no secret of after it: a hash, a rule, a keyword ("parola_chiave")
+HEAD_FIRST_NOT = frozenset("hash hashed politica política polityka policy reset regex regla pattern min max len "
+                           "length longitud lunghezza chiave primaria primario foranea externa unica".split())
 SECRET_WORDS = frozenset(
     "secret token apikey credential credentials creds authorization auth authtoken "
     "accesstoken refreshtoken idtoken sessiontoken privatekey secretkey accesskey accountkey "

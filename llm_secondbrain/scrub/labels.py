@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .catalogue import (AUTH_SCHEMES, CODE_WORDS, FLAG_NOUNS, FOREIGN_KEY_WORDS, FUSED_PASS_PREFIXES, KEY_QUALIFIERS,
-                        LABEL_TRAILERS, NOT_A_VALUE, PAGING_WORDS, PASSWORD_WORDS, PAT_OWNERS, SECRET_WORDS,
-                        SECRET_WORDS_ELSEWHERE, SERVICES, SPACED_LABELS, WIFI_WORDS)
+from .catalogue import (AUTH_SCHEMES, CODE_WORDS, FLAG_NOUNS, FOREIGN_KEY_QUALIFIERS, FOREIGN_KEY_WORDS,
+                        FUSED_PASS_PREFIXES, HEAD_FIRST_KEY_WORDS, HEAD_FIRST_NOT, HEAD_FIRST_PASSWORD_WORDS,
+                        KEY_QUALIFIERS, LABEL_TRAILERS, NOT_A_VALUE, PAGING_WORDS, PASSWORD_WORDS, PAT_OWNERS,
+                        SECRET_WORDS, SECRET_WORDS_ELSEWHERE, SERVICES, SPACED_LABELS, WIFI_WORDS)
 from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _PWD, _SEC, _WEAK, _b64_creds,
                       _b64_placeholder, _bounded, _entropy_ok, _is_compound_name, _is_reference, _name_like,
                       _placeholder, _pw_shape, _typed_name, value_filter)
@@ -44,6 +45,11 @@ def _label_class(ident: str) -> int:
         return _NOT
     if "api" in comps[-2:] and not FOREIGN_KEY_WORDS.isdisjoint(comps[-2:]):
         return _SEC  # an API key in another language: CHIAVE_API, API_KLUC, kunci_api
+    if len(comps) > 1 and HEAD_FIRST_NOT.isdisjoint(comps[1:]):
+        if comps[0] in HEAD_FIRST_PASSWORD_WORDS:
+            return _PWD  # the head first: HASLO_BAZY, PAROL_BD, senha_do_banco, parola_d_ordine
+        if comps[0] in HEAD_FIRST_KEY_WORDS and not FOREIGN_KEY_QUALIFIERS.isdisjoint(comps[1:]):
+            return _SEC  # chiave_segreta, clave_de_acceso, cle_api
     # drop trailing harmless words: "secret_key_base" -> secret key, "token_value" -> token
     while len(comps) > 1 and comps[-1] in LABEL_TRAILERS and comps[-1] != "key":
         comps.pop()
@@ -309,7 +315,10 @@ LABEL_STEMS = ("pass", "pw", "psk", "pat", "secret", "sig", "sleutel", "schlüss
                "nyckel", "nøgle", "nogle", "hasło", "haslo", "heslo", "jelszó", "jelszo",
                "парол", "密码", "密碼", "口令", "パスワード", "비밀번호", "암호",
                # (the second word of kata_laluan, kata_sandi, mat_khau: PASSWORD_WORDS joins them)
-               "laluan", "sandi", "khau", "khẩu", "geheim", "segret", "sekret")
+               "laluan", "sandi", "khau", "khẩu", "geheim", "segret", "sekret",
+               # (other languages' words as identifiers write them: HEAD_FIRST_*)
+               "parol", "chiave", "chave", "klucz", "klyuch", "kljuch", "kluch", "cle_", "cle-",
+               "kleidi", "miftah", "kelid")
 SCAN_STEMS = tuple(dict.fromkeys((*LABEL_STEMS, *(stem for stem, _, _ in SECRET_WORDS_ELSEWHERE))))
 _STEM_AT_END = frozenset(("pat",))
 _STEM = lazy("|".join(re.escape(w) + ("(?![a-z])" if w in _STEM_AT_END else "") for w in LABEL_STEMS))
