@@ -59,6 +59,9 @@ _PATHOLOGICAL = {
     "url-creds": lambda n: ("a://b:c@" * (n // 8 + 1))[:n],
     "flags": lambda n: (" -p" * (n // 3 + 1))[:n],
     "slashes": lambda n: (" / " * (n // 3 + 1))[:n],
+    "pair-lines": lambda n: ("- system: m.conti / Bt8#kP4zWq\n" * (n // 31 + 1))[:n],
+    "pair-long-user": lambda n: ("a: " + "x" * n)[:n - 6] + " / y#1\n",
+    "head-first-labels": lambda n: ("HASLO_BAZY=" * (n // 11 + 1))[:n],
     "quotes": lambda n: ('password="' * (n // 10 + 1))[:n],
     "at-signs": lambda n: ("a@" * (n // 2 + 1))[:n],
     # a label, then blanks to the end: the look for a '"value":' field after it must not backtrack

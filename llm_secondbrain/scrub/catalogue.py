@@ -831,6 +831,11 @@ LABEL_RULES: tuple[Rule, ...] = (
         'a senha é ⟦{alnum:10}!⟧ desde ontem',
         'la password è ⟦{alnum:10}⟧ per ora',
         'hasło to ⟦{alnum:10}!⟧',
+        "Modemin admin şifresi ⟦Lokum_Gul{digits:2}'dir⟧, değiştirme.",  # (a suffix after an apostrophe goes too)
+        'väliaikainen salasanasi on ⟦Hb7%{alnum:7}⟧',
+        'كلمة سر الواي فاي هي ⟦Yasmine@{digits:4}⟧',
+        'রাউটারের অ্যাডমিন পাসওয়ার্ড হলো ⟦Mishti_Doi{digits:2}⟧',
+        'Pass router: ⟦Banh_Mi_Pate{digits:1}⟧ , user admin',
         'heslo je ⟦{alnum:10}!⟧',
         '$pw = ConvertTo-SecureString "⟦{alnum:10}!⟧" -AsPlainText -Force',
         "The default password is '⟦blooberry⟧'.",
@@ -946,6 +951,13 @@ DETECTORS: tuple[Rule, ...] = (
             'Netflix: ola@example.com / ⟦Solsikke88⟧',
             'login for the NAS: admin / ⟦Sommer2022!⟧',
             '- Wifi: Hytta-5G / ⟦Sommer2022!⟧',
+            # a line that is a system, its user and a password only a password looks like, in any language
+            'Passaggio di consegne:\n- gestionale: m.conti / ⟦Bt8#kP4zWq⟧\n',
+        ),
+        counter=(
+            '>>> nsum(lambda k: (-1)**(k+1) / k**1.5, [1, inf])',
+            '    raises(TypeError, lambda: A / 1.5)',
+            'timestamp: Date.now() / 1000,',
         )),
     Reader("chat-answer", "password", keywords=("?", "？", "؟"),
         examples=(
@@ -1308,7 +1320,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("wachtwoord", r"wachtwoord", "password"),
     ("wagwoord", r"wagwoord", "password"),  # Afrikaans
     ("senha", r"senha", "password"),
-    ("salasana", r"salasana(?:lla|n|ksi|a)?", "password"),
+    ("salasana", r"salasana(?:lla|n|ksi|a)?(?:si|ni|nsa|mme|nne)?", "password"),  # (and "your": salasanasi)
     ("hasło", r"hasło", "password"),
     ("haslo", r"haslo", "password"),
     ("heslo", r"heslo", "password"),  # Czech, Slovak
@@ -1338,7 +1350,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("лозинк", r"лозинк(?:ом|[аеиу])", "password"),  # Serbian, Macedonian
     ("κωδικ", r"κωδικ(?:ός|ος|ού|ου|ό|ο)(?: πρόσβασης)?", "password"),  # Greek
     ("συνθηματικ", r"συνθηματικ(?:ό|ο)", "password"),
-    ("كلمة", r"كلمة (?:المرور|السر)", "password"),  # Arabic
+    ("كلمة", r"كلمة (?:ال)?(?:مرور|سر)", "password"),  # Arabic (with the article or without)
     ("رمز", r"رمز عبور", "password"),  # Persian
     ("گذرواژه", r"گذرواژه", "password"),
     ("סיסמ", r"סיסמ(?:אות|ה|א|ת)", "password"),  # Hebrew
@@ -1391,6 +1403,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("kunci", r"kunci(?: api)?", "key"),  # Indonesian, Malay
     ("คีย์", r"คีย์(?: ?api)?", "key"),  # Thai
     ("टोकन", r"टोकन", "token"),  # Hindi
+    ("कुंजी", r"कुंजी", "key"),
     ("โทเค็น", r"โทเค็น", "token"),  # Thai
     ("טוקן", r"טוקן", "token"),  # Hebrew
     ("توكن", r"توكن", "token"),  # Arabic
@@ -1564,7 +1577,7 @@ CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport",
 CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 PROSE_CONNECTORS = frozenset(
     "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "
-    "és este yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это е је "
+    "és este yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это е је হলো হল "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
     "midlertidig vorläufiges provisoire default -> => - – — →".split())
 PROSE_STOPS = frozenset("like such e.g. eg. example z.b. zb som wie comme como zoals".split())

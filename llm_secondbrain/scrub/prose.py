@@ -96,9 +96,10 @@ def _prose_kw(text: str, low: str, i: int, word: tuple[int, int], spans: _Spans,
         e += 1  # a glued 'password=%DB_PW%': the value is what follows the sign, not '=%DB_PW%'
     elif e - i == 4 and low[i:e] == "pass":
         # 'pass' is a verb too ("pass --debug to configure", "pass session to X"): it introduces
-        # a password glued to ':' / '=', before 'is', or as "pass for the NAS: …"
+        # a password glued to ':' / '=', before 'is', as "pass for the NAS: …", or named by one
+        # word and a colon ("Pass router: …", "pass wifi: …")
         w = _WORD.match(low, e + 1) if e < len(low) else None
-        if w is None or w.group() not in PASS_NEXT:
+        if w is None or not (w.group() in PASS_NEXT or (w.group()[-1] in ":：" and w.group()[:-1].isalpha())):
             return
     # (a quoted value counts wherever it stands in the sentence only after a word that means
     # nothing else: "pass", "pw" and "pwd" are also a count, a verb and a command)
@@ -225,12 +226,15 @@ def after_word_start(low: str, i: int) -> bool:
 
 
 def _pairs(text: str, low: str, spans: _Spans) -> None:
-    """'login for the NAS: admin / S3cret!', 'Wifi: Hytta-5G / Winter394@@'."""
+    """'login for the NAS: admin / S3cret!', 'Wifi: Hytta-5G / Winter394@@'; and, in any language,
+    a system, its user and a password only a password looks like ('- gestionale: m.conti /
+    Bt8#kP4zWq', a handover's list)."""
     j = low.find(" / ")
     while j >= 0:
         nxt = low.find(" / ", j + 3)
         bol = low.rfind("\n", max(0, j - 80), j) + 1
-        if _PAIR_KW.search(low, max(bol, j - 80), j) is None and not _email_before(low, bol, j):
+        named = _PAIR_KW.search(low, max(bol, j - 80), j) is not None or _email_before(low, bol, j)
+        if not named and not _user_after_colon(low, bol, j):
             j = nxt
             continue
         j, nxt = nxt, j
@@ -239,8 +243,19 @@ def _pairs(text: str, low: str, spans: _Spans) -> None:
             continue
         tok, s = _trim(wm.group(), wm.start())
         shape = _pw_shape(tok)
-        if shape == 2 or (shape == 1 and _login_pair(low, bol, nxt, tok)):
+        if shape == 2 or (named and shape == 1 and _login_pair(low, bol, nxt, tok)):
             spans.add(s, s + len(tok), "password", text, "login-pair")
+
+
+# a line that is a system, its user and its password, and nothing else ("- gestionale: m.conti / …")
+_PAIR_LINE = lazy(r"[ \t]{0,8}(?:[-*•+][ \t]+|\d{1,2}[.)][ \t]+)?[^\W\d_][^\n:/()=]{0,40}:[ \t]{0,8}"
+                  r"([\w.@+-]{1,64}) / [^\s()]{1,128}[ \t]*(?=\r?\n|$)")
+
+
+def _user_after_colon(low: str, bol: int, j: int) -> bool:
+    """Is the line of the slash at j 'system: user / password' alone (a list item at most)?"""
+    m = _PAIR_LINE.match(low, bol)
+    return m is not None and m.end(1) == j and any(c.isalpha() for c in m.group(1))
 
 
 def _email_before(low: str, bol: int, j: int) -> bool:
@@ -389,7 +404,8 @@ def _prose_after(text, low, pos, spans, words: dict, quoted: bool = True) -> Non
         after_is = copula and wm.group().lower() in _IS
 
 
-# a URL, a number, a file name, SOPS ciphertext; or code: a quote inside the word ('$p="",$q="0"') or an
+# a URL, a number, a file name, SOPS ciphertext; or code: a quote inside the word ('$p="",$q="0"'; not
+# Turkish's suffix after an apostrophe, redacted with the word: "Lokum_Gul77'dir") or an
 # interpolation opener ('$(dirname', '#{password}', '${PW}'): prose never writes those
-_PROSE_BAD = lazy(r"^\w+=|^ENC\[|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"'`]|[$#@%]\{|\$\("
+_PROSE_BAD = lazy(r"^\w+=|^ENC\[|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"`]|.'(?![^\W\d_]{1,4}$)|[$#@%]\{|\$\("
                     r"|\w\($|^/?[A-Za-z][\w-]*>|\*\*\w")  # (a call: "SHA224Password()"; markup: "<code>!"; "**kwargs")
