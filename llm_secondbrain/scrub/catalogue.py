@@ -836,6 +836,9 @@ LABEL_RULES: tuple[Rule, ...] = (
         'كلمة سر الواي فاي هي ⟦Yasmine@{digits:4}⟧',
         'রাউটারের অ্যাডমিন পাসওয়ার্ড হলো ⟦Mishti_Doi{digits:2}⟧',
         'Pass router: ⟦Banh_Mi_Pate{digits:1}⟧ , user admin',
+        "Coucou ! Le code wifi c'est ⟦LaBelleVie#{digits:4}⟧ (réseau Livebox-8E2A)",
+        "Koden til wifi'en er ⟦Rodgrod-Med-Flode{digits:1}⟧",
+        'the wifi code is ⟦Hytta{digits:4}x⟧',
         'heslo je ⟦{alnum:10}!⟧',
         '$pw = ConvertTo-SecureString "⟦{alnum:10}!⟧" -AsPlainText -Force',
         "The default password is '⟦blooberry⟧'.",
@@ -1361,6 +1364,29 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("รหัสผ่าน", r"รหัสผ่าน", "password"),  # Thai
     ("პაროლ", r"პაროლი?", "password"),  # Georgian
     ("գաղտնաբառ", r"գաղտնաբառ(?:ը)?", "password"),  # Armenian
+    # a Wi-Fi network's code is its password ("the wifi code is …", "WLAN-Code: …", "code wifi c'est
+    # …", "Koden til wifi'en er …"); "code" alone names too much else
+    # (the whole phrase is the stem: 'wifi' alone would take 'Wifi-wachtwoord' from its own stem)
+    ("wifi code", r"wifi code", "password"),
+    ("wifi kod", r"wifi kod(?:en?)?", "password"),
+    ("wifi-code", r"wifi-code", "password"),
+    ("wifi-kod", r"wifi-kod(?:en?)?", "password"),
+    ("wi-fi code", r"wi-fi code", "password"),
+    ("wi-fi kod", r"wi-fi kod(?:en?)?", "password"),
+    ("wi-fi-code", r"wi-fi-code", "password"),
+    ("wi-fi-kod", r"wi-fi-kod(?:en?)?", "password"),
+    ("wlan code", r"wlan code", "password"),
+    ("wlan kod", r"wlan kod(?:en?)?", "password"),
+    ("wlan-code", r"wlan-code", "password"),
+    ("wlan-kod", r"wlan-kod(?:en?)?", "password"),
+    ("code wi", r"code wi-?fi", "password"),  # French
+    ("code du wi", r"code du wi-?fi", "password"),
+    ("code de la wi", r"code de la wi-?fi", "password"),
+    ("código wi", r"código (?:do |de )?wi-?fi", "password"),  # Spanish, Portuguese
+    ("codice wi", r"codice (?:del )?wi-?fi", "password"),  # Italian
+    ("kode til wi", r"kode til wi-?fi(?:'en|en|-en)?", "password"),  # Danish, Norwegian
+    ("koden til wi", r"koden til wi-?fi(?:'en|en|-en)?", "password"),
+    ("koden till wi", r"koden till wi-?fi(?:'n|n|-n|et)?", "password"),  # Swedish
     ("密码", r"密码", "password"),
     ("密碼", r"密碼", "password"),
     ("口令", r"口令", "password"),
