@@ -773,6 +773,7 @@ LABEL_RULES: tuple[Rule, ...] = (
         'chiave API: ⟦{alnum:24}⟧',
         'klucz API: ⟦{alnum:24}⟧',
         'ключ API: ⟦{alnum:24}⟧',
+        'טוקן גישה ל-API: ⟦{alnum:26}⟧',
         'API anahtarı: ⟦{alnum:24}⟧',
         'API密钥：⟦{alnum:24}⟧',
         'API密钥是⟦{alnum:24}⟧',
@@ -836,6 +837,8 @@ LABEL_RULES: tuple[Rule, ...] = (
         'كلمة سر الواي فاي هي ⟦Yasmine@{digits:4}⟧',
         'রাউটারের অ্যাডমিন পাসওয়ার্ড হলো ⟦Mishti_Doi{digits:2}⟧',
         'Pass router: ⟦Banh_Mi_Pate{digits:1}⟧ , user admin',
+        'رمز وای‌فای ⟦Zafaran!Chai{digits:4}⟧ است',
+        'รหัสไวไฟคือ⟦Mango@Sticky{digits:2}⟧นะ',
         "Coucou ! Le code wifi c'est ⟦LaBelleVie#{digits:4}⟧ (réseau Livebox-8E2A)",
         "Koden til wifi'en er ⟦Rodgrod-Med-Flode{digits:1}⟧",
         'the wifi code is ⟦Hytta{digits:4}x⟧',
@@ -1354,7 +1357,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("κωδικ", r"κωδικ(?:ός|ος|ού|ου|ό|ο)(?: πρόσβασης)?", "password"),  # Greek
     ("συνθηματικ", r"συνθηματικ(?:ό|ο)", "password"),
     ("كلمة", r"كلمة (?:ال)?(?:مرور|سر)", "password"),  # Arabic (with the article or without)
-    ("رمز", r"رمز عبور", "password"),  # Persian
+    ("رمز", r"رمز (?:عبور|وای[\u200c ]?فای)", "password"),  # Persian (a Wi-Fi's: "رمز وای‌فای")
     ("گذرواژه", r"گذرواژه", "password"),
     ("סיסמ", r"סיסמ(?:אות|ה|א|ת)", "password"),  # Hebrew
     ("पासवर्ड", r"पासवर्ड", "password"),  # Hindi
@@ -1362,6 +1365,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("கடவுச்சொல்", r"கடவுச்சொல்", "password"),  # Tamil
     ("پاس ورڈ", r"پاس ورڈ", "password"),  # Urdu
     ("รหัสผ่าน", r"รหัสผ่าน", "password"),  # Thai
+    ("รหัสไวไฟ", r"รหัสไวไฟ", "password"),  # (a Wi-Fi's code)
     ("პაროლ", r"პაროლი?", "password"),  # Georgian
     ("գաղտնաբառ", r"գաղտնաբառ(?:ը)?", "password"),  # Armenian
     # a Wi-Fi network's code is its password ("the wifi code is …", "WLAN-Code: …", "code wifi c'est
@@ -1431,7 +1435,7 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("टोकन", r"टोकन", "token"),  # Hindi
     ("कुंजी", r"कुंजी", "key"),
     ("โทเค็น", r"โทเค็น", "token"),  # Thai
-    ("טוקן", r"טוקן", "token"),  # Hebrew
+    ("טוקן", r"טוקן(?: גישה)?(?: ל-?api)?", "token"),  # Hebrew ("טוקן גישה ל-API": an API access token)
     ("توكن", r"توكن", "token"),  # Arabic
     ("توکن", r"توکن", "token"),  # Persian
     ("מפתח", r"מפתח(?: api)?", "key"),  # Hebrew
