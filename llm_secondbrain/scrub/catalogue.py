@@ -1369,20 +1369,10 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("პაროლ", r"პაროლი?", "password"),  # Georgian
     ("գաղտնաբառ", r"գաղտնաբառ(?:ը)?", "password"),  # Armenian
     # a Wi-Fi network's code is its password ("the wifi code is …", "WLAN-Code: …", "code wifi c'est
-    # …", "Koden til wifi'en er …"); "code" alone names too much else
-    # (the whole phrase is the stem: 'wifi' alone would take 'Wifi-wachtwoord' from its own stem)
-    ("wifi code", r"wifi code", "password"),
-    ("wifi kod", r"wifi kod(?:en?)?", "password"),
-    ("wifi-code", r"wifi-code", "password"),
-    ("wifi-kod", r"wifi-kod(?:en?)?", "password"),
-    ("wi-fi code", r"wi-fi code", "password"),
-    ("wi-fi kod", r"wi-fi kod(?:en?)?", "password"),
-    ("wi-fi-code", r"wi-fi-code", "password"),
-    ("wi-fi-kod", r"wi-fi-kod(?:en?)?", "password"),
-    ("wlan code", r"wlan code", "password"),
-    ("wlan kod", r"wlan kod(?:en?)?", "password"),
-    ("wlan-code", r"wlan-code", "password"),
-    ("wlan-kod", r"wlan-kod(?:en?)?", "password"),
+    # …", "Koden til wifi'en er …"); "code" alone names too much else. The whole phrase is the stem:
+    # "wifi" alone would take "Wifi-wachtwoord" from its own stem
+    *((f"{net}{sep}{code}", f"{net}{sep}{code}" + ("" if code == "code" else "(?:en?)?"), "password")
+      for net in ("wifi", "wi-fi", "wlan") for sep in (" ", "-") for code in ("code", "kod")),
     ("code wi", r"code wi-?fi", "password"),  # French
     ("code du wi", r"code du wi-?fi", "password"),
     ("code de la wi", r"code de la wi-?fi", "password"),

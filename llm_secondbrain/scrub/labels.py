@@ -861,27 +861,30 @@ def _plain_holder(text: str, v: str, vs: int) -> bool:
             while j > lo and text[j - 1] in " \t\"'`":
                 j -= 1
             if j > lo and text[j - 1] in ":=":
-                k = j - 1
-                while k > lo and text[k - 1] in " \t\"'`":
-                    k -= 1
-                b = k
-                while k > lo and text[k - 1] in _IDCHARS and b - k < 64:
-                    k -= 1
-                label = text[k:b].lower()
-                if label and _STEM.search(label) is None:
+                b = j - 1
+                while b > lo and text[b - 1] in " \t\"'`":
+                    b -= 1
+                k = _name_start(text, lo, b)
+                if k < b and _STEM.search(text[k:b].lower()) is None:
                     return True
-            elif j < i and j > lo and text[j - 1] in _IDCHARS:
+            elif lo < j < i and text[j - 1] in _IDCHARS:
                 # a flag's argument: "--edit-key USER-ID" beside "--passwd USER-ID" names what
                 # the option takes, as a manual writes it
-                k = j
-                while k > lo and text[k - 1] in _IDCHARS and j - k < 64:
-                    k -= 1
-                flag = text[k:j].lower()
-                if flag.startswith("-") and text[k - 1:k] in ("", " ", "\t", "\n", "'", '"', "`", "[") and (
-                        _STEM.search(flag) is None):
+                k = _name_start(text, lo, j)
+                if text[k] == "-" and text[k - 1:k] in ("", " ", "\t", "\n", "'", '"', "`", "[") and (
+                        _STEM.search(text[k:j].lower()) is None):
                     return True
         i = text.find(v, i + len(v), hi)
     return False
+
+
+def _name_start(text: str, lo: int, end: int) -> int:
+    """Where the name (a label, a flag) that ends at `end` starts: at most 64 characters back, not
+    before `lo`."""
+    k = end
+    while k > lo and text[k - 1] in _IDCHARS and end - k < 64:
+        k -= 1
+    return k
 
 
 _HEX_ID = lazy(r"(?:0x)?[0-9A-Fa-f]+")
