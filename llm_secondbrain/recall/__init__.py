@@ -38,8 +38,9 @@ Function words are dropped from the lexical query (`content_words`): in a small 
 The package, one job per module: query (what the query is, its code-like spans and identifiers),
 lanes (dense, lexical, literal; filters; documents), fusion (the rules, z-score, RRF, promotion,
 the per-note cap), links (a short note that links to another gives way to it), floor (relevance
-on the brain's own scale, and where a model's passages stop), present (hits, snippets), vindex (the dense search: sign bits, exact scan),
-stale (hits whose file changed). `recall()` below drives them.
+on the brain's own scale, and where a model's passages stop), present (hits, snippets), vindex
+(the dense search: sign bits, exact scan), stale (hits whose file changed). `recall()` below
+drives them.
 """
 from __future__ import annotations
 
