@@ -289,6 +289,24 @@ def test_a_manual_of_settings_and_typographic_quotes_keeps_its_words():
         "The password is “[REDACTED:password]”.\npassword: [REDACTED:password]’")
 
 
+
+def test_a_value_in_inline_html_or_with_a_quote_inside_is_redacted_whole():
+    # "is X</p>" took "X</p" as the value, so the bare copy of X earlier in the note stayed; a
+    # value in <code>…</code> after "is" was not read at all
+    pw = "Zq" + r(ALNUM, 8) + "!-4417"
+    note = f"Router admin {pw} here\nIts admin password is {pw}</p>\n"
+    assert pw not in scrub(note) and scrub(note).endswith("[REDACTED:password]</p>\n")
+    for wrapped in (f"the password is <code>{pw}</code>", f"password is <b>{pw}</b> ok",
+                    f"password is {pw}<br/>next", f"Password: <kbd>{pw}</kbd>"):
+        assert pw not in scrub(wrapped) and "[REDACTED:password]</" in scrub(wrapped).replace("<br/>", "</")
+    # a bare value does not stop at a quote between two of its characters: the rest was kept
+    for inside in ('"', "'", "`"):
+        value = f"61aFnu{inside}Lrl9nR"
+        assert scrub(f"password: <span>{value}</span>") == "password: <span>[REDACTED:password]</span>"
+    # ... but an English contraction or code markup after the label stays words
+    for words in ("-pass isn't.", "pass :data:`h11.CLIENT`. If", "--stage-keys restApiId='a1b2',stageName='dev'"):
+        assert scrub(words) == words
+
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted({chr(c) for c in range(1, 256)} - set(scrub_labels._OP_START))),
        st.text(alphabet=string.printable + "é", max_size=16))

@@ -118,6 +118,11 @@ _OP_START = frozenset("\\\"' \t:sS&[C.?|+=!-")
 _OP_AFTER_BLANKS = frozenset(":sS&[C.?|+=!-")
 _BLANKS = lazy(r"[ \t]*")
 _PHP_DEFINE = lazy(r"""["']\s*,\s*""")
+# A bare value runs to the next space: a quote between two letters or digits (not an English
+# contraction's "n't", "'s", "'re"), or a '<' that opens no tag, is a character of the value
+# ("61aFnuLrl"nR", "x<5"), not where it ends: cut there, the rest of the secret would be kept.
+_BARE = (r"""((?:[^\s"'`<]|(?<=[A-Za-z0-9])(?:["`]|'(?!(?:t|s|re|ll|ve|d|m)(?![A-Za-z0-9])))(?=[A-Za-z0-9])"""
+         r"""|<(?![A-Za-z/!?]))+)""")
 # (the label may close a subscript: os.environ["DB_PASSWORD"] = "…"; a YAML type tag may stand
 # before the value: "password: !!str …"; a string may carry its language's prefix: Python's
 # b"…", r"…", f"…", u'…', C#'s $"…" and @"…", Objective-C's @"…")
@@ -126,11 +131,11 @@ _ASSIGN_VALUE = lazy(
     r"""(?:\\?["']\]?)?""" + _OP + r"""[ \t]*(?:!![A-Za-z_]{1,20}[ \t]+)?"""
     r"""(?:\\(["'])((?:(?!\\["']).)+?)\\\2"""
     r"""|""" + _STRING_PREFIX + r""""([^"\n]*)\"|""" + _STRING_PREFIX + r"""'([^'\n]*)'|`([^`\n]*)`"""
-    r"""|([^\s"'`<]+))""")
+    r"""|""" + _BARE + ")")
 _VALUE = lazy(
     r"""\\(["'])((?:(?!\\["']).)+?)\\\1"""     # \"value\" inside a JSON string
     r"""|"([^"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`"""  # quoted
-    r"""|([^\s"'`<]+)""")                   # bare
+    r"""|""" + _BARE)                       # bare
 
 
 # ---- labelled values ------------------------------------------------------------------------

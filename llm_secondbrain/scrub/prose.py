@@ -61,6 +61,11 @@ _PARTICLE_AFTER = lazy(r"[^\W\d_]{0,4}[.,;:!?)]*")
 _GLUED_AFTER = lazy(r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]*")
 # an opening quote and the quotes that may close it: what follows the closer is not the value
 # ('"Bibimbap!Jeonju7"로', '「Onsen-Hakone9」で': a particle glued to the quoted word)
+# Inline HTML around a value in a note ("is <code>…</code>", "is …</p>", "is …<br/>next"): the
+# value starts after its opening tags and ends at the first closing or empty tag. A password
+# holding "</p>" is not worth the bare copy of it elsewhere in the note going unredacted.
+_TAG_OPEN = lazy(r"(?:<[A-Za-z][\w:-]*>)+")
+_TAG_END = lazy(r"</[A-Za-z][\w:-]*>|<(?i:br|hr|wbr)[ \t]*/?>")
 _CLOSERS = {'"': '"', "'": "'", "«": "»", "„": "“”", "“": "”", "‚": "‘’", "‘": "’", "‹": "›", "「": "」",
             "『": "』", "《": "》", "〈": "〉", "【": "】"}
 
@@ -281,6 +286,12 @@ def _login_pair(low: str, bol: int, j: int, pw: str) -> bool:
 
 
 def _trim(tok: str, s: int) -> tuple[str, int]:
+    opened = _TAG_OPEN.match(tok)
+    if opened and opened.end() < len(tok):
+        tok, s = tok[opened.end():], s + opened.end()
+    ended = _TAG_END.search(tok)
+    if ended and ended.start():
+        tok = tok[:ended.start()]
     lead = ""
     while tok and tok[0] in _TRIM_L:
         lead += tok[0]
