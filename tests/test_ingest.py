@@ -204,6 +204,34 @@ def test_include_exclude_globs(run, tmp_path, brain_path):
     assert {Path(r["path"]).name for r in chunks(brain_path)} == {"invoices.md"}
 
 
+def test_a_filtered_re_ingest_keeps_a_file_named_like_a_token(run, tmp_path, brain_path):
+    """Files a glob leaves out stay in the brain while they are on disk, and go once they are
+    not: one stored under its scrubbed name (`[REDACTED:github_token]`, which the disk does
+    not hold) exactly as the rest. Its name is nowhere in the output or the brain file."""
+    notes = make_tree(tmp_path)
+    secret = SECRETS["github"]
+    (notes / f"{secret}.md").write_text("A note about the ferry timetable.\n")
+    output = run("brain", "ingest", notes, "--no-embed").output
+
+    def stored() -> int:
+        return len(run("brain", "sources", "--json").stdout.splitlines())
+
+    assert stored() == 4
+    for glob in (["--include", "*.txt"], ["--exclude", "*.md"], ["--include", "["]):
+        result = run("brain", "ingest", notes, *glob, "--no-embed", "--json")
+        output += result.output
+        assert json.loads(result.stdout)["files_removed"] == 0, glob
+        assert stored() == 4
+    (notes / f"{secret}.md").unlink()
+    (notes / "invoices.md").unlink()
+    result = run("brain", "ingest", notes, "--include", "*.txt", "--no-embed", "--json")
+    output += result.output + run("brain", "sources").output
+    assert json.loads(result.stdout)["files_removed"] == 2
+    assert stored() == 2
+    for haystack in (output, dump_brain(brain_path)):
+        assert secret not in haystack and secret[-12:] not in haystack
+
+
 def test_symlinks_out_of_folder_and_loops_are_not_followed(run, tmp_path, brain_path):
     notes = make_tree(tmp_path)
     outside = tmp_path / "outside.md"

@@ -238,11 +238,25 @@ def _ingest_targets(brain: Brain, gate: Gate, report: IngestReport, targets: lis
                                                                    project is not None, worker), batch)
     batch.flush()
     for root in walk_info.roots:
-        vanished = [key for key, name in brain.files_under(gate.shown(root))
-                    if key not in seen and not os.path.lexists(name)]
+        unseen = [key for key, name in brain.files_under(gate.shown(root))
+                  if key not in seen and not os.path.lexists(name)]
+        vanished = _not_on_disk(brain, root, unseen) if unseen else []
         if vanished:
             report.chunks_removed += brain.remove_keys(vanished)
             report.files_removed += len(vanished)
+
+
+def _not_on_disk(brain: Brain, root: str, keys: list[str]) -> list[str]:
+    """Of `keys` (files stored under `root` that this walk did not see), those no file under
+    `root` has. A file the globs left out, or one in a folder no walk enters, is kept while it
+    is there; its stored name cannot tell, since a secret in it was redacted (the `.md` of
+    `ghp_….md` with it), so each file on disk is found by its key, as the walk found it."""
+    wanted = set(keys)
+    for dirpath, _, filenames in os.walk(root):
+        wanted.difference_update(brain.name_key(os.path.join(dirpath, f)) for f in filenames)
+        if not wanted:
+            break
+    return [key for key in keys if key in wanted]
 
 
 def _ingest_logs(brain: Brain, gate: Gate, report: IngestReport, logs, batch: Batch) -> None:
