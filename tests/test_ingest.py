@@ -204,6 +204,18 @@ def test_include_exclude_globs(run, tmp_path, brain_path):
     assert {Path(r["path"]).name for r in chunks(brain_path)} == {"invoices.md"}
 
 
+def test_a_double_star_glob_matches_zero_folders_too(run, tmp_path, brain_path):
+    """`**/` is zero or more folders, as in .gitignore: top-level notes match it too."""
+    notes = make_tree(tmp_path)
+    (notes / "sub" / "deep").mkdir()
+    (notes / "sub" / "deep" / "plan.md").write_text("A plan for the greenhouse roof.\n")
+    run("brain", "ingest", notes, "--exclude", "**/*.md")
+    assert {Path(r["path"]).name for r in chunks(brain_path)} == {"todo.txt"}
+    run("brain", "forget", notes)
+    run("brain", "ingest", notes, "--include", "sub/**/*.md")
+    assert {Path(r["path"]).name for r in chunks(brain_path)} == {"deploy.md", "plan.md"}
+
+
 def test_a_filtered_re_ingest_keeps_a_file_named_like_a_token(run, tmp_path, brain_path):
     """Files a glob leaves out stay in the brain while they are on disk, and go once they are
     not: one stored under its scrubbed name (`[REDACTED:github_token]`, which the disk does

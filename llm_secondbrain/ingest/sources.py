@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import errno
 import fnmatch
+import functools
 import os
 import stat
 from dataclasses import dataclass, field
@@ -80,7 +81,20 @@ def resolve(path: str) -> str:
 
 def _matches(rel: str, patterns: tuple[str, ...]) -> bool:
     name = os.path.basename(rel)
-    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
+    return any(fnmatch.fnmatch(rel, f) or fnmatch.fnmatch(name, f) for p in patterns for f in _forms(p))
+
+
+@functools.lru_cache(maxsize=256)
+def _forms(pattern: str) -> tuple[str, ...]:
+    """`pattern` and, for each `**/` opening it or one of its steps, the same without it:
+    `**/` stands for zero or more folders, as in .gitignore, where fnmatch alone wants at
+    least one ('**/*.md' would miss a top-level note, 'docs/**/*.md' docs/a.md)."""
+    at = next((i for i in range(len(pattern)) if pattern.startswith("**/", i)
+               and (i == 0 or pattern[i - 1] == "/")), None)
+    if at is None:
+        return (pattern,)
+    head = pattern[:at]
+    return tuple(head + step + rest for rest in _forms(pattern[at + 3:]) for step in ("**/", ""))
 
 
 def _name_ok(path: str) -> bool:
