@@ -188,6 +188,23 @@ def test_names_and_labels_a_user_gives_are_scrubbed(tmp_path, brain_path, run):
     assert json.loads(out)["chunks_removed"] == 1 and not leaks(secrets[1], out)
 
 
+def test_a_name_redacted_to_its_end_keeps_its_extension(tmp_path, brain_path, run):
+    """A token runs on through '.', so `ghp_….md` is redacted whole; the file's kind is put
+    back after it, and only a kind of file: a password's own '.2024' is not."""
+    secrets = [token() for _ in range(3)]
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    (folder / f"{secrets[0]}.md").write_text("A note about the harbour crane.\n")
+    (folder / f"backup-{secrets[1]}.txt").write_text("A note about the harbour ferry.\n")
+    (folder / f"{secrets[2]}.pdf").write_bytes(pdf_bytes([["A page about the harbour pier."]]))
+    (folder / "password=Fjord2024.2024").write_text("A note about the harbour gate.\n")
+    output = run("brain", "ingest", folder, "--no-embed").output + shown(run, "harbour")
+    assert_kept_out(brain_path, output, *secrets, "Fjord2024")
+    names = {Path(json.loads(line)["path"]).name for line in run("brain", "sources", "--json").output.splitlines()}
+    assert names == {"[REDACTED:github_token].md", "backup-[REDACTED:github_token].txt",
+                     "[REDACTED:github_token].pdf", "password=[REDACTED:password]"}
+
+
 def test_a_token_glued_to_a_word_is_found_where_it_is_glued(tmp_path, brain_path, run):
     secrets = [token() for _ in range(6)]
     folder = tmp_path / "notes"

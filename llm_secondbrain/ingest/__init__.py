@@ -249,8 +249,8 @@ def _ingest_targets(brain: Brain, gate: Gate, report: IngestReport, targets: lis
 def _not_on_disk(brain: Brain, root: str, keys: list[str]) -> list[str]:
     """Of `keys` (files stored under `root` that this walk did not see), those no file under
     `root` has. A file the globs left out, or one in a folder no walk enters, is kept while it
-    is there; its stored name cannot tell, since a secret in it was redacted (the `.md` of
-    `ghp_….md` with it), so each file on disk is found by its key, as the walk found it."""
+    is there; its stored name cannot tell where a secret in it was redacted (`ghp_….md` is
+    stored as `[REDACTED:github_token].md`), so each file on disk is found by its key."""
     wanted = set(keys)
     for dirpath, _, filenames in os.walk(root):
         wanted.difference_update(brain.name_key(os.path.join(dirpath, f)) for f in filenames)

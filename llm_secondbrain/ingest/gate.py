@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..scrub import Remembered, load_allow_patterns, rules_identity, scrub, scrub_document
+from ..scrub.catalogue import FILE_TYPES, PATH_ENDINGS
 from ..segment import segment
 from ..store import ChunkRow
 from .readers import Section
@@ -117,7 +118,7 @@ class Gate:
         clean, texts, counts = scrub_document([*steps, *fields], texts, hints=_stems(steps), remembered=remembered,
                                               strip_emails=self.settings.strip_emails, allow=self.allow)
         shown = self._scrub("/".join(clean[:len(steps)]))
-        return shown, texts, _scatter(items, places, clean[len(steps):]), counts
+        return _with_extensions(steps, shown), texts, _scatter(items, places, clean[len(steps):]), counts
 
     def fact(self, text: str, tags: list[str], labels: list[str | None]
              ) -> tuple[str, list[str], list[str | None]]:
@@ -150,7 +151,7 @@ class Gate:
         steps = whole.split("/")
         clean, _, _ = scrub_document(steps, [], hints=_stems(steps), strip_emails=self.settings.strip_emails,
                                      allow=self.allow)
-        return "/".join(clean)
+        return _with_extensions(name.split("/"), "/".join(clean))
 
     def _scrub(self, text: str) -> str:
         return scrub(text, strip_emails=self.settings.strip_emails, allow=self.allow)
@@ -171,6 +172,25 @@ def _stems(steps: list[str]) -> list[str]:
     """The steps of a name that end in an extension, without it: "password=S3cret!.txt" reads
     as a file name to the scrubber, and a file name is not a secret; its stem is read as text."""
     return [step[:m.start()] for step in steps if (m := _EXTENSION.search(step))]
+
+
+_FILE_KINDS = FILE_TYPES | {ending[1:] for ending in PATH_ENDINGS}
+_REDACTED_END = re.compile(r"\[REDACTED:[a-z0-9_]+\]$")
+
+
+def _with_extensions(steps: list[str], shown: str) -> str:
+    """`shown` (a name, scrubbed) with the extension a redaction took from the end of one of
+    its `steps` put back: a token runs on through '.' (`ghp_….md` is redacted whole), yet a
+    file's kind is no secret, and a name without it no longer says what it is. Only the kinds
+    the scrubber itself takes for file types: `password=hunter.2024` ends in its password."""
+    clean = shown.split("/")
+    if len(clean) != len(steps):
+        return shown  # (the whole name was read across a '/': no step to match to its own)
+    for i, (step, kept) in enumerate(zip(steps, clean)):
+        m = _EXTENSION.search(step)
+        if m and _REDACTED_END.search(kept) and m.group()[1:].lower() in _FILE_KINDS:
+            clean[i] = kept + m.group()
+    return "/".join(clean)
 
 
 Labels = list[tuple[str | None, dict | None]]
