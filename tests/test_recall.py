@@ -485,6 +485,30 @@ def test_queries_that_start_with_a_dash(run, tmp_path, ollama, args):
     assert json.loads(result.stdout.splitlines()[0])["path"].endswith("/flags.md")
 
 
+
+def test_a_mistyped_option_is_refused_not_searched_for(run):
+    """ignore_unknown_options lets a query hold flags; a typo of recall's own option is no
+    such flag: searched for, it matched nothing and said only that, exit 0."""
+    for flag in ("tar --no-same-owner", "git push --force-with-lease", "rm -rf build", "rsync --sources"):
+        run("brain", "remember", f"Run {flag} nightly")
+    for args, meant in ((["boiler", "interval", "--projet", "nope"], "Did you mean --project?"),
+                        (["boiler", "--projet=ops"], "Did you mean --project?"),
+                        (["boiler", "--json-out"], "Did you mean --json?"),
+                        (["--sources"], "Did you mean --source?"),
+                        (["--jsno"], "Did you mean --json?")):
+        result = run("brain", "recall", *args, ok=False)
+        option = next(a for a in args if a.startswith("--")).split("=")[0]
+        assert result.exit_code == 2, result.output
+        assert f"Error: No such option: {option}. {meant} To search for {option} itself, put it after --" \
+            in result.output
+    # real flags are searched for as they are, and every word after -- is
+    for args, fact in ((["--no-same-owner"], "fact:1"), (["--force-with-lease"], "fact:2"), (["-rf"], "fact:3"),
+                       (["--", "--sources"], "fact:4"), (["rsync", "--json", "--", "--sources"], "fact:4")):
+        out = run("brain", "recall", "--json", *args).stdout
+        assert json.loads(out.splitlines()[0])["citation"] == fact, args
+    assert "llm brain recall rsync -- --sources" in run("brain", "recall", "--help").stdout
+
+
 def test_eval_scores_golden_queries(run, invoices, tmp_path):
     golden = tmp_path / "golden.jsonl"
     golden.write_text("\n".join(json.dumps(q) for q in [

@@ -4,6 +4,7 @@ error boundary, group.py). This module loads only when a `brain` command runs.""
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import sys
 
@@ -81,7 +82,46 @@ def path_cmd(datasette, db_path):
     click.echo(f"datasette install datasette-sqlite-vec && datasette {shlex.quote(str(path))}")
 
 
-@brain.command(name="recall", context_settings={"ignore_unknown_options": True})
+class QueryCommand(click.Command):
+    """A command whose words may look like options: `llm brain recall --no-same-owner` searches
+    for that flag (click's ignore_unknown_options). A typo of one of the command's own options
+    would be searched for too and, matching nothing, say only that nothing matches; so an
+    unknown long option before `--` that is close to one of ours is refused the way click
+    refuses one, saying how to search for it.
+
+    Close is difflib's ratio of at least CLOSE over the names without their `--`, or one of
+    ours extended (--json-out). Click's own 0.6 over whole names would refuse --force (0.8 to
+    --source, mostly the shared dashes) and --rm; without the dashes --projet, --jsno,
+    --sources and --no-date are still refused, --force (0.73), --no-same-owner,
+    --force-with-lease, --dry-run and every short form (-rf) are searched for."""
+
+    CLOSE = 0.75
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:  # (shell completion: no errors)
+            before = args[:args.index("--")] if "--" in args else args
+            opts, words, _ = self.make_parser(ctx).parse_args(args=list(before))
+            for param in self.params:  # (the words an argument took)
+                if isinstance(param, click.Argument) and isinstance(opts.get(param.name), tuple):
+                    words += opts[param.name]
+            for word in words:
+                if word.startswith("--"):
+                    self._refuse_if_close(ctx, word.split("=", 1)[0])
+        return super().parse_args(ctx, args)
+
+    def _refuse_if_close(self, ctx: click.Context, option: str) -> None:
+        ours = {name[2:]: name for param in self.get_params(ctx)
+                for name in (*param.opts, *param.secondary_opts) if name.startswith("--")}
+        close = [ours[name] for name in difflib.get_close_matches(option[2:], ours, cutoff=self.CLOSE)
+                 or [name for name in ours if option[2:].startswith(name + "-")]]
+        if close:
+            meant = f"Did you mean {close[0]}?" if len(close) == 1 else f"(Possible options: {', '.join(close)})"
+            raise click.NoSuchOption(option, ctx=ctx, message=(
+                f"No such option: {option}. {meant} To search for {option} itself, put it after "
+                f"--: {ctx.command_path} ... -- {option}"))
+
+
+@brain.command(name="recall", cls=QueryCommand, context_settings={"ignore_unknown_options": True})
 @click.argument("query", nargs=-1, required=True)
 @click_options
 @json_option
@@ -93,8 +133,11 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
 
     Exact identifiers in the query (INV/2026/00037, an IBAN however it is spaced, an
     error code) put the chunks that contain them first. Without Ollama or vectors it
-    answers lexically and says so on stderr. A query that starts with - works as it is
-    (llm brain recall --dry-run) or after -- . --path takes a glob, a file or a folder.
+    answers lexically and says so on stderr. --path takes a glob, a file or a folder.
+
+    A word that starts with - is searched for as it is (--dry-run, -rf) unless it is close
+    to one of recall's own options: --projet is refused as a typo of --project. After a
+    lone -- every word is searched for as it is, the last example's --sources too.
 
     \b
     Examples:
@@ -102,6 +145,7 @@ def recall_cmd(query, as_json, explain, fresh, db_path, **values):
         llm brain recall INV/2026/00037 --json
         llm brain recall "backup schedule" --project ops --since 30d -n 5
         llm brain recall "what did I decide last week about the boiler" --explain
+        llm brain recall rsync -- --sources
 
     A time phrase in the query (yesterday, last week, this month, in March 2026, since May,
     before 2025, two weeks ago) limits the search to those dates in your time zone and is
