@@ -12,7 +12,7 @@ embedded with the rest of the backlog. Forgetting the chunk (`llm brain forget -
 A newer fact may supersede an older one (`remember --supersedes ID`): the older stays, marked
 with the newer's id and when, and recall leaves it out unless asked for the history
 (`RecallOptions.history`), where it comes after the current facts. Forgetting the newer fact
-makes the older current again.
+makes the older current again. Only a current fact can be superseded (remember's docstring).
 """
 from __future__ import annotations
 
@@ -84,7 +84,13 @@ def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Ite
     """Store `text` as a fact (through the gate) and its chunk, in one transaction; returns the
     Fact. The same fact again returns the stored one, with the new tags added to it. With
     `supersedes`, the fact of that id is marked as replaced by this one (checked before
-    anything is stored)."""
+    anything is stored).
+
+    A fact already superseded by another is refused, naming the newer: marking it again would
+    leave the newer current beside this one (two answers to one question), and quietly
+    superseding the newer instead would replace a fact the caller has not seen, perhaps
+    one a model stored. Remembering the newer's text again is the same step retried: it
+    passes and changes nothing (the newer stays superseded if it since was)."""
     if not isinstance(text, str):
         raise ValueError("a fact must be text")
     if supersedes is not None:
@@ -108,6 +114,12 @@ def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Ite
         row = conn.execute(f"SELECT {COLUMNS} FROM facts WHERE sha = ?", (key,)).fetchone()
         if row and row[0] == supersedes:
             raise ValueError(f"fact:{supersedes} says the same: a fact cannot supersede itself")
+        newer = (conn.execute("SELECT superseded_by FROM facts WHERE id = ?", (supersedes,)).fetchone()
+                 or (None,))[0]
+        retried = newer is not None and row is not None and newer == row[0]
+        if newer is not None and not retried:
+            raise BrainError(f"fact {supersedes} was already superseded by fact {newer}; "
+                             f"to replace that one, use --supersedes {newer}")
         if row:
             fact = _fact(row, stored=False)
             added = [t for t in tag_list if t not in fact.tags]
@@ -125,11 +137,13 @@ def remember(brain: Brain, gate: "Gate", text: str, *, max_chars: int, tags: Ite
                         origin=origin, turn=turn, created=created)
         _stage(brain, gate, fact)
         if supersedes is not None:
-            # the newer is current, even if it was once superseded itself
-            conn.execute("UPDATE facts SET superseded_by = NULL, superseded = NULL WHERE id = ?", (fact.id,))
-            conn.execute("UPDATE facts SET superseded_by = ?, superseded = ? WHERE id = ?",
-                         (fact.id, now_iso(), supersedes))
-            fact.superseded_by = fact.superseded = None
+            if not retried:  # (a retry changes nothing, the date neither)
+                # the newer is current, even if it was once superseded itself
+                conn.execute("UPDATE facts SET superseded_by = NULL, superseded = NULL WHERE id = ?",
+                             (fact.id,))
+                conn.execute("UPDATE facts SET superseded_by = ?, superseded = ? WHERE id = ?",
+                             (fact.id, now_iso(), supersedes))
+                fact.superseded_by = fact.superseded = None
             fact.supersedes = supersedes
     return fact
 

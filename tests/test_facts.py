@@ -7,6 +7,7 @@ import pytest
 from conftest import dump_brain
 
 from llm_secondbrain import SecondBrain
+from llm_secondbrain.store import BrainError
 
 SECRET = "ghp_" + "Zq8xLm2pWvR4tY7uK1oN3bH6jD9fS0gA5cE2"
 
@@ -168,6 +169,34 @@ def test_a_newer_fact_supersedes_the_older_until_it_is_forgotten(run, brain_path
         assert fact.supersedes == 2 and [h.citation for h in brain.recall("boiler service interval")] == ["fact:4"]
         with pytest.raises(ValueError, match="cannot supersede itself"):
             brain.remember("The boiler service interval is 12 months again", supersedes=4)
+
+
+
+def test_a_fact_already_superseded_is_not_superseded_again(run, brain_path):
+    """Superseding fact 1 a second time left facts 2 and 3 both current: refused, naming the
+    newer; nothing is stored, and the history keeps its one chain and its dates."""
+    run("brain", "remember", "The boiler service interval is 12 months")
+    run("brain", "remember", "The boiler service interval is 18 months", "--supersedes", "1")
+    before = facts_json(run)
+    again = run("brain", "remember", "The boiler service interval is 24 months", "--supersedes", "1", ok=False)
+    assert again.exit_code == 1
+    assert again.stderr.strip() == ("Error: fact 1 was already superseded by fact 2; "
+                                    "to replace that one, use --supersedes 2")
+    assert facts_json(run) == before  # nothing stored, nothing re-marked
+    assert [h["citation"] for h in recall_json(run, "boiler service interval")] == ["fact:2"]
+    # the same step retried changes nothing, not even when it was taken
+    retried = run("brain", "remember", "The boiler service interval is 18 months", "--supersedes", "1")
+    assert retried.stdout.strip() == "already remembered: fact:2 (supersedes fact:1)"
+    assert facts_json(run) == before
+    # the tool is refused the same way; superseding the newest makes one chain 1 <- 2 <- 3
+    call = {"text": "The boiler service interval is 24 months", "supersedes": 1}
+    assert "already superseded by fact 2" in echo_tool(run, "brain_remember", call).stdout
+    run("brain", "remember", "The boiler service interval is 24 months", "--supersedes", "2")
+    assert [(f["id"], f["superseded_by"]) for f in facts_json(run)] == [(1, 2), (2, 3), (3, None)]
+    history = recall_json(run, "boiler service interval", "--history")
+    assert history[0]["citation"] == "fact:3" and sorted(h["citation"] for h in history[1:]) == ["fact:1", "fact:2"]
+    with SecondBrain.open(brain_path) as brain, pytest.raises(BrainError, match="superseded by fact 3"):
+        brain.remember("The boiler service interval is 30 months", supersedes=2, embed=False)
 
 
 def test_an_id_past_what_sqlite_holds_is_no_fact(run):

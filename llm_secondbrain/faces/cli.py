@@ -115,7 +115,8 @@ class QueryCommand(click.Command):
         close = [ours[name] for name in difflib.get_close_matches(option[2:], ours, cutoff=self.CLOSE)
                  or [name for name in ours if option[2:].startswith(name + "-")]]
         if close:
-            meant = f"Did you mean {close[0]}?" if len(close) == 1 else f"(Possible options: {', '.join(close)})"
+            meant = (f"Did you mean {close[0]}?" if len(close) == 1
+                     else f"(Possible options: {', '.join(close)})")
             raise click.NoSuchOption(option, ctx=ctx, message=(
                 f"No such option: {option}. {meant} To search for {option} itself, put it after "
                 f"--: {ctx.command_path} ... -- {option}"))
@@ -552,7 +553,8 @@ def remember_cmd(text, tags, project, supersedes, as_json, db_path):
     found by recall and cited as fact:<id>. Without Ollama it is stored all the same and
     embedded later (llm brain embed). With --supersedes ID the older fact stays, marked as
     replaced: recall leaves it out unless asked (--history); forgetting the newer fact
-    makes it current again.
+    makes it current again. A fact already superseded is refused, naming the fact that
+    replaced it: supersede that one instead.
 
     \b
     Example:
