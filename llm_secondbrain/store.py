@@ -433,12 +433,33 @@ def _m14_remembered_redactions(db: sqlite_utils.Database) -> None:
         db["files"].add_column("redacted", str)
 
 
+def _m15_keyed_content_digests(db: sqlite_utils.Database) -> None:
+    """`files.content_sha` becomes a keyed hash of the file's bytes (Brain.content_digest):
+    the plain SHA-256 brains stored before gave away a short secret the scrubber had taken out
+    of a note to anyone who could guess it. They are dropped (zeroed: secure_delete); until the
+    next ingest reads a file again, only its size and mtime say that it is unchanged."""
+    db.execute("UPDATE files SET content_sha = NULL WHERE content_sha IS NOT NULL")
+
+
 MIGRATIONS = [_m1_seed_schema, _m2_per_file_identity, _m3_chunk_titles,
               _m4_chunk_meta_and_a_detectable_index, _m5_file_format, _m6_remembered_facts,
               _m7_roots, _m8_keyed_names, _m9_vector_sign_bits, _m10_superseded_facts,
               _m11_front_matter_read_again, _m12_cjk_characters, _m13_opening_passages,
-              _m14_remembered_redactions]
+              _m14_remembered_redactions, _m15_keyed_content_digests]
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# For a while main numbered front matter 8 and CJK 9; keyed names and sign bits then took 8 and
+# 9, and the first two moved to 11 and 12. A brain made in between says 9 (or more, once a later
+# build upgraded it) but has no keyed names or sign bits, and stops at its first ingest. Every
+# migration from RENUMBERED on finds what it makes before making it, so such a brain runs them
+# all again.
+RENUMBERED = 8
+
+
+def _renumbered_ran(db: sqlite_utils.Database) -> bool:
+    """Whether the migrations numbered 8 and 9 today (keyed names, sign bits) have run."""
+    return "key" in db["files"].columns_dict and db[BITS_TABLE].exists()
 
 
 def _migrate(db: sqlite_utils.Database) -> None:
@@ -448,6 +469,8 @@ def _migrate(db: sqlite_utils.Database) -> None:
             f"this brain was made by a newer llm-secondbrain (schema {version}, this one knows "
             f"{SCHEMA_VERSION}); upgrade with: llm install -U llm-secondbrain"
         )
+    if version >= RENUMBERED and not _renumbered_ran(db):
+        version = RENUMBERED - 1
     for number in range(version + 1, SCHEMA_VERSION + 1):
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -941,12 +964,22 @@ class Brain:
     def value_digest(self, value: str) -> str:
         """A redacted value as the brain may remember it (scrub.Remembered): a keyed hash, as
         `name_key`, in a domain of its own."""
-        return self._keyed(b"value\0" + value.encode("utf-8", "surrogatepass"))
+        return self._keyed(b"value\0", value.encode("utf-8", "surrogatepass"))
 
-    def _keyed(self, data: bytes) -> str:
+    def content_digest(self, raw: bytes) -> str:
+        """A file's bytes as the ledger remembers them, so a file whose mtime moved but whose
+        bytes did not is not read again: a keyed hash, as `name_key`, in a domain of its own. A
+        plain SHA-256 of a short note would let anyone holding a copy of the brain test guesses
+        of what the scrubber took out of it (a four-digit PIN in 10,000 tries)."""
+        return self._keyed(b"content\0", raw)
+
+    def _keyed(self, *parts: bytes) -> str:
         if self._salt is None:
             self._salt = bytes.fromhex(self.get_meta(SALT_KEY) or _new_salt(self))
-        return hmac.new(self._salt, data, hashlib.sha256).hexdigest()[:32]
+        digest = hmac.new(self._salt, digestmod=hashlib.sha256)
+        for part in parts:
+            digest.update(part)
+        return digest.hexdigest()[:32]
 
     # -- files ledger --------------------------------------------------------------------------
 

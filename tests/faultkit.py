@@ -151,10 +151,13 @@ def content(path: Path) -> set[tuple]:
 
 
 def ledger(path: Path) -> dict[str, tuple]:
+    """Each file's ledger entry, its content hash by whether there is one: the hash is keyed
+    with the brain's own salt, so two brains made apart hold different ones for the same bytes
+    (the replaced-files checks compare it under one salt)."""
     conn = connect(path)
     try:
         return {r[0]: r[1:] for r in conn.execute(
-            "SELECT path, project, source, size, mtime_ns, content_sha FROM files")}
+            "SELECT path, project, source, size, mtime_ns, content_sha IS NOT NULL FROM files")}
     finally:
         conn.close()
 

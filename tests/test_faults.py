@@ -4,6 +4,7 @@ run must finish in the state an uninterrupted run reaches (issue 7)."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import random
@@ -207,7 +208,11 @@ def crash_world(tmp_path_factory, stub):
     world.update(root_b=root_b, template=template, ref_b=ref_b, state_b=content(ref_b),
                  vec_b=vectors_by_chunk(ref_b), ledger_b=ledger(ref_b),
                  pending_b=summary["chunks_added"])
-    world["v2_shas"] = {rel: hashlib.sha256((root_b / rel).read_bytes()).hexdigest()
+    # the ledger's keyed hash of each changed file (store.Brain.content_digest): every copy of
+    # the template shares its salt
+    salt = bytes.fromhex(sqlite3.connect(ref_b).execute(
+        "SELECT value FROM meta WHERE key = 'name_salt'").fetchone()[0])
+    world["v2_shas"] = {rel: hmac.new(salt, b"content\0" + (root_b / rel).read_bytes(), hashlib.sha256).hexdigest()[:32]
                         for rel in corpus.changed + sorted(r for r in corpus.edit if "added" in r)}
     yield world
     stub.delay = 0.0

@@ -38,11 +38,12 @@ def write(folder: Path, files: dict[str, str]) -> None:
 
 def state(db: Path) -> tuple[list, list]:
     """What a brain holds that a user can see: chunks (path, project, source, text, lines)
-    and the ledger (path, project, source, size), without ids and times."""
+    and the ledger (path, project, source, size, whether it holds a content hash: keyed with
+    each brain's own salt, two brains hold different ones), without ids and times."""
     conn = sqlite3.connect(db)
     chunks = conn.execute("SELECT path, project, source, text, line_start, line_end, title "
                           "FROM chunks ORDER BY path, line_start").fetchall()
-    files = conn.execute("SELECT path, project, source, size, content_sha FROM files ORDER BY path").fetchall()
+    files = conn.execute("SELECT path, project, source, size, content_sha IS NOT NULL FROM files ORDER BY path").fetchall()
     conn.close()
     return chunks, files
 

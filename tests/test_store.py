@@ -1,3 +1,4 @@
+import json
 import os
 import sqlite3
 import stat
@@ -159,3 +160,53 @@ def test_a_brain_from_before_front_matter_and_cjk_upgrades(run, tmp_path, brain_
     run("brain", "ingest", notes, "--no-embed")
     texts = [r[0] for r in sqlite3.connect(brain_path).execute("SELECT text FROM chunks ORDER BY path")]
     assert texts == ["Descale the kettle monthly.", "防止进入休眠状态"]
+
+
+@pytest.mark.parametrize("version", [9, store.SCHEMA_VERSION])
+def test_a_brain_numbered_before_keyed_names_and_sign_bits_upgrades(run, tmp_path, brain_path, version):
+    """For a while main numbered front matter 8 and CJK 9: a brain made then says 9 (or the
+    latest, once a later build upgraded it) without keyed names or sign bits, and its first
+    ingest stopped on 'no such column: key'. It runs those migrations again."""
+    notes = tmp_path / "n"
+    notes.mkdir()
+    (notes / "a.md").write_text("Descale the kettle monthly.\n")
+    run("brain", "ingest", notes, "--no-embed")
+    conn = sqlite_utils.Database(brain_path)
+    conn.execute("DROP INDEX files_key")
+    conn.execute("ALTER TABLE files DROP COLUMN key")
+    conn.execute(f"DROP TABLE {store.BITS_TABLE}")
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.conn.commit()
+    conn.close()
+    (notes / "b.md").write_text("Bleed the radiators in October.\n")
+    report = json.loads(run("brain", "ingest", notes, "--no-embed", "--json").output)
+    assert (report["ingested"], report["unchanged"]) == (1, 1)
+    assert "kettle" in run("brain", "recall", "descale kettle", "--mode", "lexical").output
+
+
+def test_the_ledger_keeps_no_plain_hash_of_a_file(run, tmp_path, brain_path):
+    """A plain SHA-256 of a short note gave away what the scrubber took out of it: 'garage door
+    PIN: 7391' is stored redacted, and 10,000 guesses found the PIN from the file's hash. The
+    ledger's hash is keyed with the brain's salt; a brain that stored plain ones drops them."""
+    import hashlib
+
+    notes = tmp_path / "n"
+    notes.mkdir()
+    note = notes / "garage.md"
+    note.write_text("garage door PIN: 7391\n")
+    run("brain", "ingest", notes, "--no-embed")
+    plain = hashlib.sha256(note.read_bytes()).hexdigest()
+    assert plain not in brain_path.read_bytes().decode("latin-1")
+    (stored,) = sqlite3.connect(brain_path).execute("SELECT content_sha FROM files").fetchone()
+    assert stored
+    # an mtime that moves alone still reads as unchanged
+    os.utime(note, ns=(note.stat().st_atime_ns, note.stat().st_mtime_ns + 10**9))
+    assert json.loads(run("brain", "ingest", notes, "--no-embed", "--json").output)["unchanged"] == 1
+    # a brain from before: its plain hash is gone once it is opened
+    conn = sqlite3.connect(brain_path)
+    conn.execute("UPDATE files SET content_sha = ?", (plain,))
+    conn.execute(f"PRAGMA user_version = {store.SCHEMA_VERSION - 1}")
+    conn.commit()
+    conn.close()
+    open_brain(brain_path).close()
+    assert plain not in brain_path.read_bytes().decode("latin-1")

@@ -11,7 +11,6 @@ and memory (`worker.py`); a document cut at its text limit is named in the repor
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import logging
 import os
@@ -437,7 +436,7 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
         report.skip(shown or gate.shown(doc.path), f"unreadable ({type(e).__name__})")
         return
     report.notes.update(getattr(sections, "notes", {}))
-    content_sha = hashlib.sha256(raw).hexdigest()
+    content_sha = brain.content_digest(raw)
     if doc.replace and current and record["content_sha"] == content_sha:
         if doc.size is not None:
             batch.add(key, functools.partial(brain.touch_file, key, size=doc.size, mtime_ns=doc.mtime_ns,
