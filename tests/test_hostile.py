@@ -209,6 +209,8 @@ def _hostile_tree(root: Path) -> dict[str, int]:
     (root / "locked-dir").mkdir()
     (root / "locked-dir" / "hidden.md").write_bytes(b"A note inside a folder nobody may list.\n")
     os.chmod(root / "locked-dir", 0)
+    (root / "zz-locked-last").mkdir()  # a folder os.walk fails on after its last answer
+    os.chmod(root / "zz-locked-last", 0)
     (root / "sub").mkdir()
     (root / "sub" / "fine.md").write_bytes(b"A perfectly fine note in a subfolder, about kayaks.\n")
     os.symlink(".", root / "sub" / "loop-to-parent")  # a folder loop
@@ -221,7 +223,7 @@ def _hostile_tree(root: Path) -> dict[str, int]:
     os.symlink("sub/fine.md", root / "inside-link.md")  # the same file twice: counted once
     os.mkfifo(root / "fifo.md")
     return {"not UTF-8": 2, "binary": 3, "empty": 2, "too large": 1, "name not UTF-8": 2,
-            "unreadable": 1, "unreadable folder": 1, "symlinked folder": 2, "symlink loop": 3,
+            "unreadable": 1, "unreadable folder": 2, "symlinked folder": 2, "symlink loop": 3,
             "broken symlink": 1, "symlink out of folder": 1, "not a regular file": 1}
 
 
@@ -246,6 +248,7 @@ def test_hostile_files_are_skipped_with_reasons_or_ingested(tmp_path, brain_path
         assert peak_mb < 150, f"peak RSS {peak_mb:.0f} MB"
     finally:
         os.chmod(root / "locked-dir", 0o700)
+        os.chmod(root / "zz-locked-last", 0o700)
     check_invariants(brain_path)
     conn = sqlite3.connect(brain_path)
     rows = dict(conn.execute("SELECT path, group_concat(text, '|') FROM chunks GROUP BY path"))
@@ -275,6 +278,25 @@ def test_fifo_named_directly_never_hangs(tmp_path):
     assert "Traceback" not in res.stderr
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["skipped_by_reason"] == {"not a regular file": 1}
+
+
+def test_a_read_only_brain_is_searched_and_a_write_says_so_in_one_line(tmp_path, brain_path, run):
+    run("brain", "remember", "The boiler is serviced every May.")
+    env = {**os.environ, "SECONDBRAIN_DB": str(brain_path), "LLM_USER_PATH": str(tmp_path / "llm")}
+    os.chmod(brain_path, 0o444)
+    os.chmod(brain_path.parent, 0o555)
+    try:
+        found = unprivileged(llm_cmd("brain", "recall", "boiler", "--mode", "lexical"), env=env)
+        assert found.returncode == 0 and "serviced every May" in found.stdout, found.stderr
+        for write in (("remember", "Tiles go on the bathroom wall."), ("ingest", str(tmp_path))):
+            res = unprivileged(llm_cmd("brain", *write), env=env)
+            assert res.returncode == 1 and "Traceback" not in res.stderr
+            assert res.stderr.strip().splitlines() == [
+                "Error: the brain is read-only here: it can be searched, not changed (check the "
+                "permissions of the file and its folder, or name another brain with --db)"]
+    finally:
+        os.chmod(brain_path.parent, 0o700)
+        os.chmod(brain_path, 0o600)
 
 
 def test_file_swapped_for_a_fifo_after_the_walk_is_not_opened_blocking(tmp_path, brain_path):

@@ -48,6 +48,9 @@ def _expected(error: Exception) -> str | None:
             or (sources and isinstance(error, sources.SourceError))):
         return str(error)
     if store and isinstance(error, store.DB_ERRORS):
+        if "readonly" in str(error):
+            return ("the brain is read-only here: it can be searched, not changed (check the "
+                    "permissions of the file and its folder, or name another brain with --db)")
         return f"brain database error: {error}"
     if isinstance(error, OSError):
         return f"{error.strerror or error}: {error.filename or ''}".rstrip(": ")

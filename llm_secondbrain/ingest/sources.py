@@ -229,6 +229,8 @@ def _walk_dir(root, project, include, exclude, skip_paths, seen, excluded) -> It
             for err in errors:
                 yield Skipped(err.filename or dirpath, "unreadable folder")
             errors.clear()
+    for err in errors:  # (a folder os.walk could not list after it gave its last one)
+        yield Skipped(err.filename or root, "unreadable folder")
 
 
 @dataclass
