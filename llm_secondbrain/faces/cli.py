@@ -312,7 +312,7 @@ def stats_cmd(as_json, db_path):
         return
     click.echo(f"brain:    {stats['path']} ({_human_size(stats['size_bytes'])})")
     click.echo(
-        f"chunks:   {stats['chunks']} in {plural(stats['files'], 'source')} "
+        f"chunks:   {stats['chunks']} in {plural(stats['files'], 'document')} "
         f"({stats['embedded']} embedded, {stats['pending']} pending, {stats['failed']} failed)"
     )
     click.echo(f"facts:    {stats['facts']}")
@@ -322,9 +322,9 @@ def stats_cmd(as_json, db_path):
         click.echo(f"queries:  embedded with {stats['query_model']}")
     else:
         click.echo(f"queries:  {stats['query_note']}")
-    for label in ("projects", "sources", "formats"):
+    for label, by in (("projects", "project"), ("sources", "source"), ("formats", "format")):
         if stats[label]:
-            click.echo(f"{label}:")
+            click.echo(f"chunks by {by}:")
             for key, count in stats[label].items():
                 click.echo(f"  {key or '(none)'}: {count}")
 
