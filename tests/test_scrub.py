@@ -307,6 +307,15 @@ def test_a_value_in_inline_html_or_with_a_quote_inside_is_redacted_whole():
     for words in ("-pass isn't.", "pass :data:`h11.CLIENT`. If", "--stage-keys restApiId='a1b2',stageName='dev'"):
         assert scrub(words) == words
 
+
+def test_a_passphrase_of_words_after_a_password_label_is_redacted():
+    # words a person can remember, alone on the line after the label: no randomness to test
+    words = " ".join(random.sample(["plaid", "fence", "tulip", "orbit", "lantern", "gravel", "mango", "quiver"], 4))
+    assert scrub(f"Wifi password: {words}\nguest network") == "Wifi password: [REDACTED:password]\nguest network"
+    for prose in ("password: must be at least twelve characters", "Password: stored in the keychain",
+                  "PASS: objdump compress debug sections", "dostęp oparty o hasło: proszę wstawić hasło zamienne."):
+        assert scrub(prose) == prose
+
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(sorted({chr(c) for c in range(1, 256)} - set(scrub_labels._OP_START))),
        st.text(alphabet=string.printable + "é", max_size=16))

@@ -666,6 +666,8 @@ LABEL_RULES: tuple[Rule, ...] = (
         'if apiKey != "⟦RxLVnOlvj3#V4bh4RBwOd⟧" {',
         'API key: ⟦Qm7vX2pLz9Kw⟧',
         'WPA2 key: ⟦hunter22⟧',
+        'Wifi password: ⟦plaid fence tulip orbit⟧\n',
+        'Passord: ⟦blå hest ringer⟧.',
         'Wi-Fi key: ⟦Qm7vX2pLz9Kw⟧',
         'network key: ⟦Qm7vX2pLz9Kw⟧',
         'Server=db;User ID=sa;Password=⟦Xk9mQ2vLp8r!⟧;Persist Security Info=true',
@@ -1600,6 +1602,15 @@ PROSE_CONNECTORS = frozenset(
     "és este yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это е је হলো হল "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
     "midlertidig vorläufiges provisoire default -> => - – — →".split())
+# words prose after a password's label is made of, which a passphrase of words is not
+# ("password: must be at least twelve characters", "Password: stored in the keychain")
+PROSE_WORDS = frozenset(
+    "the and for your with are was from not its our these those them were been has had but which "
+    "would could should his her she who how why did does than each some here there this that what "
+    "must can will may might shall into onto over under via per about after before when where while "
+    "then same see use set ask any all every only also just more most less least very too never "
+    "always often once again still stored kept saved written sent shared given found reset changed "
+    "characters letters digits long short minimum maximum".split())
 PROSE_STOPS = frozenset("like such e.g. eg. example z.b. zb som wie comme como zoals".split())
 
 
@@ -1901,4 +1912,6 @@ STAYS: tuple[str, ...] = (
     '/* a bag of secrets */\nstruct SEC_PKCS12SecretBagStr {\n    PLArenaPool *poolp;',
     '#define PEM_STRING_SM2PRIVATEKEY "SM2 PRIVATE KEY"\n#define PEM_STRING_SM2PARAMETERS "SM2 PARAMETERS"',
     'docker run --secret id=npm_token_2024,src=$HOME/.npmrc node:20',
+    'password: must be at least twelve characters\nPassword: stored in the keychain\n',
+    'PASS: objdump compress debug sections\nPASS: objdump compress debug sections 3\n',
 )

@@ -27,7 +27,7 @@ from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _P
                       _placeholder, _pw_shape, _typed_name, value_filter)
 from .patterns import lazy
 from .prose import (_BEFORE_REACH, _PROSE_KW, _WIDE, _app_password, _prose_before, _prose_kw, after_word, after_word_start,
-                    strong)
+                    passphrase, strong)
 from .tables import csv_cells, delimited_cells, markdown_cells
 
 if TYPE_CHECKING:
@@ -685,6 +685,8 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
                 info[3] and _SENTENCE_GOES_ON.match(text, vs + word) is not None):
             # (after a flag, a word the sentence goes on from at the next line or after a comma:
             # "the --ftp-password command" / "switches", "--proxy-password respectively, and")
+            if info[0] == _PWD and sep in (":", "=") and passphrase(text, vs, spans, rule):
+                return True  # "Wifi password: plaid fence tulip orbit"
             if word == 4 and info[0] == _PWD:
                 return _app_password(text, vs, vs + 60, spans)  # "password: vkbq pmzt hxle wryd"
             # prose ("treat it like a password: never commit it"), or a type ("password: Unused =

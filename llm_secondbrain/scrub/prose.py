@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .catalogue import (DEFAULT_PASSWORDS, LOGIN_IS, NOT_A_VALUE, PASS_NEXT, PLACEHOLDER_WORDS, PROSE_CONNECTORS,
+from .catalogue import (DEFAULT_PASSWORDS, LOGIN_IS, NOT_A_VALUE, PROSE_WORDS, PASS_NEXT, PLACEHOLDER_WORDS, PROSE_CONNECTORS,
                         PROSE_STOPS, SECRET_WORDS_ELSEWHERE)
 from .filters import _MARK, _PH_INNER_RE, _placeholder, _pw_shape, _random_letters
 from .patterns import lazy
@@ -33,6 +33,25 @@ def _app_password(text: str, s: int, e: int, spans: _Spans) -> bool:
     if m is None or not _random_letters(m.group().replace(" ", "")):
         return False
     spans.add(m.start(), m.end(), "password", text, "app-password")
+    return True
+
+
+# a passphrase alone on the rest of its line: three to eight words (and a full stop)
+_BARE_PASS = lazy(r"(?<![\w-])(?i:pass)[ \t]*[:=][ \t]*$")  # a test's verdict: "PASS: objdump compress debug sections"
+_PASSPHRASE = lazy(r"([^\W\d_]{3,12}(?:[ \t][^\W\d_]{3,12}){2,7})[ \t]*\.?[ \t]*(?:\r?\n|$)")
+
+
+def passphrase(text: str, s: int, spans: _Spans, rule: str) -> bool:
+    """Redact a passphrase of words that stands after a password's label alone on its line
+    ("Wifi password: plaid fence tulip orbit"), if none of its words is one prose is made of
+    (PROSE_WORDS: "password: must be long", "password: stored in the keychain") and none names
+    a password ("hasło: proszę wstawić hasło zamienne"); True when one was found. A passphrase is words a person can remember, so no test of randomness applies."""
+    m = _PASSPHRASE.match(text, s)
+    if m is None or _BARE_PASS.search(text, max(0, s - 8), s) or any(
+            not w.islower() or w in PROSE_WORDS or w in NOT_A_VALUE or _PROSE_KW.fullmatch(w)
+            for w in m.group(1).split()):
+        return False
+    spans.add(m.start(1), m.end(1), "password", text, rule)
     return True
 
 
