@@ -417,7 +417,7 @@ def vacuum_cmd(db_path):
 
 
 @brain.command(name="scrub")
-@click.argument("file", type=click.File("r", encoding="utf-8", errors="replace"), default="-")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True), default="-")
 @click.option("--report", is_flag=True, help="Also print, on stderr, what kinds were redacted")
 @click.option("--strip-emails", is_flag=True, default=None, help="Redact e-mail addresses too")
 @click.option("--explain", is_flag=True,
@@ -426,27 +426,75 @@ def vacuum_cmd(db_path):
 def scrub_cmd(file, report, strip_emails, explain):
     """Preview scrubbing: print FILE (or stdin) with secrets redacted. Stores nothing.
 
+    A document (PDF, DOCX, HTML, EPUB, e-mail, notebook) is shown as ingest would store
+    it: read by its reader and scrubbed as one document, then printed as its title and
+    each section (page, heading, chapter, message) under a `---` line naming it. Its
+    --explain positions are lines and columns of that text before redaction. A file
+    ingest would skip (corrupt, binary, a missing extra) is an error, never printed.
+
     \b
     Examples:
         llm brain scrub ~/notes/servers.md --report
         llm brain scrub --explain ~/notes/servers.md
+        llm brain scrub ~/docs/manual.pdf
     """
-    from ..ingest import allow_patterns
+    from ..ingest import Gate
     from ..scrub import scrub_report
 
     settings = config.load()
-    if strip_emails is None:
-        strip_emails = settings.strip_emails
-    source = file.read()
+    if strip_emails is not None:
+        settings = config.replace(settings, strip_emails=True)
+    gate = Gate(settings)
+    if file == "-":
+        name, source, sections = None, click.get_text_stream("stdin", encoding="utf-8", errors="replace").read(), None
+    else:
+        name, source, sections = _read_for_preview(file, settings, gate)
     if explain:
-        _explain(source, bool(strip_emails), allow_patterns(settings))
+        _explain(source if sections is None else _layout(sections), settings.strip_emails, gate.allow)
         return
-    text, counts = scrub_report(source, strip_emails=bool(strip_emails), allow=allow_patterns(settings))
+    if sections is None:
+        text, counts = scrub_report(source, strip_emails=settings.strip_emails, allow=gate.allow)
+    else:
+        _, clean, counts = gate.sections(name, sections)
+        text = _layout(clean)
     sys.stdout.write(text)
     if report:
         total = sum(counts.values())
         kinds = ", ".join(f"{k}: {n}" for k, n in sorted(counts.items())) or "nothing"
         click.echo(f"redacted {total}: {kinds}", err=True)
+
+
+def _read_for_preview(file: str, settings: config.Settings, gate) -> tuple[str, str | None, list | None]:
+    """(its name as ingest stores it, the text of a text file, the sections of a document): a
+    file read by ingest's own reader, so that what scrub shows is what ingest would keep. A
+    text file is shown whole, front matter included, as scrub always showed it; one ingest
+    would skip is one line naming why, and what the reader left out is said on stderr."""
+    from ..ingest import read_file
+    from ..ingest.sources import Skip, decode
+
+    try:
+        doc, sections, raw = read_file(file, settings)
+    except Skip as skip:
+        raise _fail(f"ingest would skip {gate.shown(file)}: {skip.reason}") from None
+    for what, n in sorted(getattr(sections, "notes", {}).items()):
+        click.echo(f"{n} {what}", err=True)
+    if doc.format == "text":
+        return doc.path, decode(raw), None
+    return doc.path, None, sections
+
+
+def _layout(sections) -> str:
+    """A document's sections as one text to read: the document's title (the first a section
+    has, the one ingest keeps), then each section's text under a `---` line with its metadata
+    (page, heading, chapter, sender), so a page or a message can be told from the next."""
+    title = next((s.title for s in sections if s.title), None)
+    out = [f"title: {title}\n"] if title else []
+    for section in sections:
+        fields = "; ".join(f"{k}: {', '.join(v) if isinstance(v, list) else v}"
+                           for k, v in (section.meta or {}).items())
+        out.append(f"--- {fields}\n" if fields else "---\n")
+        out.append(section.text if section.text.endswith("\n") else section.text + "\n")
+    return "".join(out)
 
 
 def _explain(source: str, strip_emails: bool, allow) -> None:

@@ -26,10 +26,10 @@ from ..wording import plural
 from . import roots as roots_mod
 from . import sources
 from .gate import Gate, allow_patterns
-from .readers import CUT
+from .readers import CUT, Section
 from .worker import ReadCost, ReadWorker
 
-__all__ = ["Gate", "IngestInterrupted", "IngestReport", "allow_patterns", "ingest", "ingest_document"]
+__all__ = ["Gate", "IngestInterrupted", "IngestReport", "allow_patterns", "ingest", "ingest_document", "read_file"]
 
 
 @dataclass
@@ -380,13 +380,23 @@ def _to_remember(remembered: Remembered) -> str | None:
 
 
 def _read(doc: sources.Document):
-    """A document's sections and raw bytes, with the log lines of the libraries that read it
-    kept from stderr and from the host's logs: for the length of the read only, each library's
-    logger gets a handler of ours and stops passing records up (both undone after, whatever
-    happens). The host's own logging configuration is never touched. A document our own
-    code reads (text, markdown, a conversation) needs none of it, and skips its cost."""
-    if not doc.library:
-        return doc.read()
+    """A document's sections and raw bytes, or Skip: what a reader raises that is not a Skip
+    (a library's surprise) is "unreadable (its type)". A document library's log lines are
+    kept from stderr and from the host's logs (`_quietly`); a document our own code reads
+    (text, markdown, a conversation) needs none of it, and skips its cost."""
+    try:
+        return _quietly(doc.read) if doc.library else doc.read()
+    except sources.Skip:
+        raise
+    except Exception as e:  # noqa: BLE001 - RecursionError and MemoryError too
+        raise sources.Skip(f"unreadable ({type(e).__name__})") from None
+
+
+def _quietly(read: Callable[[], tuple]) -> tuple:
+    """`read()` with the log lines of the libraries that read documents kept from stderr and
+    from the host's logs: for the length of the read only, each library's logger gets a
+    handler of ours and stops passing records up (both undone after, whatever happens). The
+    host's own logging configuration is never touched."""
     swallow = _Swallow()
     saved = []
     for name in _LIBRARIES:
@@ -395,11 +405,29 @@ def _read(doc: sources.Document):
         logger.addHandler(swallow)
         logger.propagate = False
     try:
-        return doc.read()
+        return read()
     finally:
         for logger, propagate in saved:
             logger.removeHandler(swallow)
             logger.propagate = propagate
+
+
+def read_file(path: str, settings: Settings, max_bytes: int = sources.DEFAULT_MAX_BYTES
+              ) -> tuple[sources.Document, list[Section], bytes]:
+    """One file (not a folder) read as ingest reads it, so that `llm brain scrub` shows what
+    ingest would store of it: the same reader, within the same limits, a document library's
+    in the worker process (which bounds its time and keeps what it prints). Returns the
+    document, its sections and its bytes, not yet scrubbed. Raises Skip with the reason ingest would give
+    for leaving the file out (a missing extra names its install command), SourceError for a
+    path that cannot be read at all."""
+    sources.check_target(path)
+    item = next(sources.walk([path]))
+    if isinstance(item, sources.Skipped):  # (a FIFO or a device is never opened)
+        raise sources.Skip(item.reason)
+    with ReadWorker(settings.read_seconds) as worker:
+        doc = sources.file_document(item, "files", max_bytes, False, worker)
+        sections, raw = _read(doc)
+    return doc, sections, raw
 
 
 def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources.Document,
@@ -431,9 +459,6 @@ def ingest_document(brain: Brain, gate: Gate, report: IngestReport, doc: sources
         sections, raw = _read(doc)
     except sources.Skip as skip:
         report.skip(shown or gate.shown(doc.path), skip.reason)
-        return
-    except (RecursionError, MemoryError, Exception) as e:  # noqa: BLE001 - a library's surprise
-        report.skip(shown or gate.shown(doc.path), f"unreadable ({type(e).__name__})")
         return
     report.notes.update(getattr(sections, "notes", {}))
     content_sha = brain.content_digest(raw)

@@ -17,7 +17,7 @@ import json
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..config import Settings
 from ..scrub import Remembered, load_allow_patterns, rules_identity, scrub, scrub_document
@@ -72,24 +72,34 @@ class Gate:
     # -- documents -----------------------------------------------------------------------------
 
     def document(self, name: str, sections: list[Section], remembered: Remembered | None = None) -> Admitted:
-        """Scrub everything `sections` bring and the document's `name` (step by step, see
-        `shown`) in one scope, then cut each section into chunks (a chunk never straddles two
-        sections). `remembered`: what the document's stored versions redacted (see
-        scrub.Remembered). Raises Skip when the scrubber fails: the document is then not stored."""
+        """The document as the brain keeps it: `sections` scrubbed (see `sections`), then each
+        cut into chunks (a chunk never straddles two sections). Raises Skip when the scrubber
+        fails: the document is then not stored."""
+        shown, clean, counts = self.sections(name, sections, remembered)
+        rows: list[ChunkRow] = []
+        for section in clean:
+            rows.extend(
+                ChunkRow(s.text, s.line_start if section.cite_lines else None,
+                         s.line_end if section.cite_lines else None,
+                         meta=section.meta, ts=section.ts, ref=section.ref, role=section.role)
+                for s in segment(section.text, self.settings.max_chars, self.settings.min_chars))
+        title = next((s.title for s in clean if s.title), None)
+        return Admitted(rows, title, shown, counts)
+
+    def sections(self, name: str, sections: list[Section], remembered: Remembered | None = None
+                 ) -> tuple[str, list[Section], Counter]:
+        """Everything `sections` bring (texts, titles, metadata) and the document's `name` (step
+        by step, see `shown`) scrubbed in one scope: (the name to show, the sections, what was
+        redacted). What `document` stores and what `llm brain scrub` shows of a document, so
+        the preview cannot differ from what ingest keeps. `remembered`: what the document's
+        stored versions redacted (see scrub.Remembered). Raises Skip when the scrubber fails."""
         try:
             shown, texts, labels, counts = self._scope(name, [(s.title, s.meta) for s in sections],
                                                        [s.text for s in sections], remembered)
         except Exception:  # noqa: BLE001 - a rule that breaks must not let the document in
             raise Skip("could not be scrubbed") from None
-        rows: list[ChunkRow] = []
-        for section, text, (_, meta) in zip(sections, texts, labels):
-            rows.extend(
-                ChunkRow(s.text, s.line_start if section.cite_lines else None,
-                         s.line_end if section.cite_lines else None,
-                         meta=meta, ts=section.ts, ref=section.ref, role=section.role)
-                for s in segment(text, self.settings.max_chars, self.settings.min_chars))
-        title = next((t for t, _ in labels if t), None)
-        return Admitted(rows, title, shown, counts)
+        return shown, [replace(s, text=text, title=title, meta=meta)
+                       for s, text, (title, meta) in zip(sections, texts, labels)], counts
 
     def stored(self, name: str, chunks: list[tuple[int, str, str | None, str | None]]
                ) -> tuple[str, list[tuple[int, str, str | None, str | None]], Counter]:
