@@ -1002,8 +1002,11 @@ DETECTORS: tuple[Rule, ...] = (
         'host\tuser\tpassword\nnas\tadmin\t⟦Kd8vPq2xLm8!⟧\nweb\troot\t⟦Fjell!99x⟧\n',
         '| Service | Password |\n| Ruter | ⟦Hytta2024⟧ |\n',
     )),
-    Reader("csv-column", "label", keywords=((",", "pass"),),
+    Reader("csv-column", "label", keywords=(",", ";"),
     examples=(
+        'host,user,pwd,comment\nftp.example.org,web123,⟦{alnum:12}!⟧,old hosting\n',
+        'Name;Benutzer;Passwort;Bemerkung\nFritzBox;admin;⟦{alnum:10}&*x⟧;Keller\n',
+        'id, account, secret , last_used\n1, backup-s3 , "⟦{alnum:14}#x⟧" , 2025-02-11\n',
         'name,url,username,password\nNAS,http://nas,admin,⟦Hytta2024⟧\n',
         '"Group","Title","Username","Password","URL","Notes"\n"Root","NAS","admin","⟦Hytta,2024x⟧","http://nas",""\n',
         'folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n,,login,NAS,,,0,http://nas,admin,⟦Hytta2024⟧,\n',

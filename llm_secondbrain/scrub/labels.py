@@ -129,11 +129,11 @@ _BARE = (r"""((?:[^\s"'`<]|(?<=[A-Za-z0-9])(?:["`]|'(?!(?:t|s|re|ll|ve|d|m)(?![A
 _STRING_PREFIX = r"""(?:[bBrRuUfF]{1,2}|[@$]{1,2})?"""
 _ASSIGN_VALUE = lazy(
     r"""(?:\\?["']\]?)?""" + _OP + r"""[ \t]*(?:!![A-Za-z_]{1,20}[ \t]+)?"""
-    r"""(?:\\(["'])((?:(?!\\["']).)+?)\\\2"""
+    r"""(?:\\(["'])((?:\\\\\\["']|(?!\\["']).)+?)\\\2"""
     r"""|""" + _STRING_PREFIX + r""""([^"\n]*)\"|""" + _STRING_PREFIX + r"""'([^'\n]*)'|`([^`\n]*)`"""
     r"""|""" + _BARE + ")")
 _VALUE = lazy(
-    r"""\\(["'])((?:(?!\\["']).)+?)\\\1"""     # \"value\" inside a JSON string
+    r"""\\(["'])((?:\\\\\\["']|(?!\\["']).)+?)\\\1"""  # \"value\" inside a JSON string (\\\" a quote in it)
     r"""|"([^"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`"""  # quoted
     r"""|""" + _BARE)                       # bare
 
@@ -800,23 +800,22 @@ def _cell(text: str, info: tuple, s: int, e: int, spans: _Spans, rule: str) -> N
 
 
 # a password column of a CSV header: a password manager's export ("name,url,username,password")
-_CSV_PASSWORD = lazy(r'pass(?:word|ord|wort)"?[ \t]*(?:,|\r?$)', re.M)
-
-
 def _csv_exports(text: str, low: str, spans: _Spans) -> None:
-    """The password column of each CSV header in the text (a field "password", "login_password",
-    '"Password"'), its cells judged as the values of that column's label."""
+    """The secret columns of each CSV header in the text (a password manager's export "name,url,
+    username,password", '"Password"', "host,user,pwd", "Name;Benutzer;Passwort", "id, account,
+    secret , last_used"), their cells judged as the values of that column's label. A header is
+    found where the scan found a secret's word, on a line cut by commas or semicolons."""
     done = -1  # the end of the rows last read: a header among them is not read again
-    for m in _CSV_PASSWORD.finditer(low):
-        s = m.start()
-        if s <= done:
+    tried = -1  # the end of the last line looked at: a line is tried at its first stem only
+    for i, stem in spans.stems:
+        if i <= done or i < tried:
             continue
-        j = s  # back over a quote, blanks and "login_" to where the field starts
-        while (j > 0 and low[j - 1] in "_\" \t") or low.endswith("login", 0, j):
-            j -= 5 if low.endswith("login", 0, j) else 1
-        if j > 0 and low[j - 1] not in ",\n":
-            continue
-        cells, done = csv_cells(text, s, _column_label)
+        tried = low.find("\n", i)
+        tried = len(low) if tried < 0 else tried
+        bol = low.rfind("\n", 0, i) + 1
+        if low.count(",", bol, tried) < 2 and low.count(";", bol, tried) < 2:
+            continue  # (three fields at least)
+        cells, done = csv_cells(text, i, _column_label)
         for info, cs, ce in cells:
             _cell(text, info, cs, ce, spans, "csv-column")
 

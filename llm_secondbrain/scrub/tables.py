@@ -9,6 +9,8 @@ its header; whether the header names a secret and the cell holds one is ``scrub`
 """
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Callable, Iterator
 
 from .patterns import compiled
@@ -23,7 +25,7 @@ _MAX_COLUMNS = 40
 _TABLE = (r"(?m)^(?=[^\n]*[^\W\d_])[^\n]*\n"
           r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*){1,40}\|?[ \t]*\r?$")
 # one CSV field: quoted (a doubled quote inside) or bare, up to the next comma
-_CSV_FIELD = r'[ \t]*(?:"((?:[^"\n]|"")*)"|([^,\n]*))'
+_CSV_FIELD = r'[ \t]*(?:"((?:[^"\n]|"")*)"|([^SEP\n]*))'  # (SEP: the line's separator)
 _HEADER_NAME = r"[^\W\d_][\w .-]{0,39}"  # (in any script: Lösenord, Contraseña, Mật khẩu, Пароль)
 
 
@@ -166,35 +168,40 @@ def _column_cells(text: str, pos: int, width: int, labels: dict, cut: Callable
     return cells, pos
 
 
-def _csv_fields(text: str, bol: int, eol: int) -> list[tuple[int, int]]:
-    """(start, end) of each field's value in one CSV line (inside its quotes when quoted)."""
+def _csv_fields(text: str, bol: int, eol: int, sep: str = ",") -> list[tuple[int, int]]:
+    """(start, end) of each field's value in one CSV line cut by `sep` (inside its quotes when
+    quoted; blanks around it left out)."""
     fields = []
-    if text.find('"', bol, eol) < 0:  # no quotes: the commas alone cut the line
-        for piece in text[bol:eol].split(",", _MAX_COLUMNS + 1):
+    if text.find('"', bol, eol) < 0:  # no quotes: the separators alone cut the line
+        for piece in text[bol:eol].split(sep, _MAX_COLUMNS + 1):
             s = bol + len(piece) - len(piece.lstrip(" \t"))
-            fields.append((s, bol + len(piece)))
+            fields.append((s, max(s, bol + len(piece.rstrip(" \t")))))
             bol += len(piece) + 1
         return fields
     pos = bol
-    field = compiled(_CSV_FIELD)
+    field = compiled(_CSV_FIELD.replace("SEP", sep))
     while True:
         m = field.match(text, pos, eol)
         g = 1 if m.group(1) is not None else 2
-        fields.append((m.start(g), m.end(g)))
+        end = m.end(g) if g == 1 else m.start(g) + len(m.group(g).rstrip(" \t"))
+        fields.append((m.start(g), end))
         pos = m.end()
         while pos < eol and text[pos] in " \t":
             pos += 1
-        if pos >= eol or text[pos] != "," or len(fields) > _MAX_COLUMNS:
+        if pos >= eol or text[pos] != sep or len(fields) > _MAX_COLUMNS:
             return fields
         pos += 1
 
 
 def csv_cells(text: str, at: int, is_label: Callable[[str], object]) -> tuple[list[tuple[object, int, int]], int]:
     """The cells under the secret columns of the CSV header on the line holding position at
-    (a password manager's export: "name,url,username,password"), down to the first line that
-    is blank or has another number of fields; and where the rows read end."""
+    (a password manager's export: "name,url,username,password"; a spreadsheet's, cut by
+    semicolons where the comma is the decimal sign: "Name;Benutzer;Passwort"), down to the
+    first line that is blank or has another number of fields; and where the rows read end."""
     hb, he = _line_at(text, at)
-    header = _csv_fields(text, hb, he)
+    sep = ";" if text.count(";", hb, he) >= max(2, text.count(",", hb, he)) else ","
+    cut = functools.partial(_csv_fields, sep=sep)
+    header = cut(text, hb, he)
     if not 2 < len(header) <= _MAX_COLUMNS:
         return [], he
     labels = {}
@@ -205,4 +212,4 @@ def csv_cells(text: str, at: int, is_label: Callable[[str], object]) -> tuple[li
         said = is_label(_header(name))
         if said:
             labels[col] = said
-    return _column_cells(text, he, len(header), labels, _csv_fields)
+    return _column_cells(text, he, len(header), labels, cut)
