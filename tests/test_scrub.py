@@ -299,6 +299,9 @@ def test_a_value_in_inline_html_or_with_a_quote_inside_is_redacted_whole():
     for wrapped in (f"the password is <code>{pw}</code>", f"password is <b>{pw}</b> ok",
                     f"password is {pw}<br/>next", f"Password: <kbd>{pw}</kbd>"):
         assert pw not in scrub(wrapped) and "[REDACTED:password]</" in scrub(wrapped).replace("<br/>", "</")
+    # a label closed by its tag, and a no-break space written as a reference beside the colon
+    assert scrub("<li><strong>PIN:</strong> 3568</li>") == "<li><strong>PIN:</strong> [REDACTED:pin]</li>"
+    assert pw not in scrub(f"<p>Temporary password&nbsp;:&nbsp;{pw}&nbsp;(expires in 24h)</p>")
     # a bare value does not stop at a quote between two of its characters: the rest was kept
     for inside in ('"', "'", "`"):
         value = f"61aFnu{inside}Lrl9nR"

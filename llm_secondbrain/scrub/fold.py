@@ -50,7 +50,7 @@ _FOLD = lazy(f"[{_INVISIBLE}{_SPACES}\uff01-\uff5e]|{_PERCENT}|{_REFERENCE}|{_U_
 _UNSEEN = lazy(f"[{_INVISIBLE}{_SPACES.replace(chr(0xA0), '')}\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
 # each escape searched for alone, and only in a text holding its first character: a pattern that
 # opens with a literal is found by a fast search, an alternation by a try at every position
-_ESCAPE_RXS = (("%", lazy(_PERCENT)), ("&", lazy(_REFERENCE)), ("\\u", lazy(_U_ESCAPE)), ("<", lazy("<" + _TAG)))
+_ESCAPE_RXS = (("%", lazy(_PERCENT)), ("&", lazy(_REFERENCE)), ("\\u", lazy(_U_ESCAPE)), ("<", lazy("</?" + _TAG)))
 
 
 def _read(c: str) -> str | None:
@@ -84,8 +84,9 @@ def _worth(text: str, a: int, b: int, read: str) -> bool:
     """Is the escape at [a, b), which reads `read`, worth reading the lines around it again? A
     percent-escape is (a URL's or a form's); a character reference only where escaping a value
     puts one (html.escape's & < > " ', right after a letter or digit: 'Nordlicht55&amp;',
-    '6xtF&lt;5HZ'; '&#106;&#117;…' for letters), not HTML's markup between words ('Tom &amp;
-    Jerry', '&lt;p&gt;', 'word&nbsp;word'); a \\u escape only in a run that spells letters
+    '6xtF&lt;5HZ'; '&#106;&#117;…' for letters) or a no-break space beside a label's ':' or
+    '=' ('Passwort&nbsp;:&nbsp;…', as French and German pages set it), not HTML's markup between
+    words ('Tom &amp; Jerry', '&lt;p&gt;', 'word&nbsp;word'); a \\u escape only in a run that spells letters
     (an escaped word, '\\u30d1\\u30b9…'), not a string's one sign ('\\u2022')."""
     c = text[a]
     if c == "%":
@@ -93,7 +94,8 @@ def _worth(text: str, a: int, b: int, read: str) -> bool:
     if c == "&":
         if text[a + 1] == "#":
             return read.isascii() and read.isalnum()
-        return read in _ESCAPED and a > 0 and text[a - 1].isalnum()
+        return (read in _ESCAPED and a > 0 and text[a - 1].isalnum()) or (
+            read == " " and (text[a - 1:a] in (":", "=") or text[b:b + 1] in (":", "=")))
     return read.isalpha() and text.startswith("\\u", b)
 
 
@@ -186,7 +188,7 @@ def view(text: str) -> View | None:
     for first, rx in _ESCAPE_RXS:
         if first not in text:
             continue
-        if first == "<":  # a tag that opens a value: right after a ':' or a '=' and blanks
+        if first == "<":  # a tag that opens a value or closes a label: right after a ':' or a '=' and blanks
             at += [m.start() for m in rx.finditer(text) if text[max(0, m.start() - 3):m.start()].rstrip(" \t")[-1:] in (":", "=")]
         else:
             for m in rx.finditer(text):
