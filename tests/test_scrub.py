@@ -306,6 +306,8 @@ def test_a_value_in_inline_html_or_with_a_quote_inside_is_redacted_whole():
     for inside in ('"', "'", "`"):
         value = f"61aFnu{inside}Lrl9nR"
         assert scrub(f"password: <span>{value}</span>") == "password: <span>[REDACTED:password]</span>"
+    value = "U7o7>0%SHd>nQ"  # a '>' inside is not the end of a tag
+    assert scrub(f"Mum said the new password is “{value}” and I wrote it down.").count("[REDACTED:password]") == 1
     # ... but an English contraction or code markup after the label stays words
     for words in ("-pass isn't.", "pass :data:`h11.CLIENT`. If", "--stage-keys restApiId='a1b2',stageName='dev'"):
         assert scrub(words) == words

@@ -438,4 +438,4 @@ def _prose_after(text, low, pos, spans, words: dict, quoted: bool = True) -> Non
 # Turkish's suffix after an apostrophe, redacted with the word: "Lokum_Gul77'dir") or an
 # interpolation opener ('$(dirname', '#{password}', '${PW}'): prose never writes those
 _PROSE_BAD = lazy(r"^\w+=|^ENC\[|^\d+(?:[.,:]\d+)+$|\.(?:com|org|net|io|no|de|txt|md|py|json)$|.[\"`]|.'(?![^\W\d_]{1,4}$)|[$#@%]\{|\$\("
-                    r"|\w\($|^/?[A-Za-z][\w-]*>|\*\*\w")  # (a call: "SHA224Password()"; markup: "<code>!"; "**kwargs")
+                    r"|\w\($|^/?(?i:[a-z]+[1-6]?)>|\*\*\w")  # (a call: "SHA224Password()"; markup: "<code>!", not "U7o7>0%S"; "**kwargs")
