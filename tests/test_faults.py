@@ -708,7 +708,7 @@ def test_brain_in_a_read_only_folder_is_readable_and_writes_fail_clearly(held):
         assert res.returncode == 0 and res.stdout.strip(), res.stderr
         res = unprivileged(llm_cmd("brain", "ingest", extra, "--no-progress"), env=env)
         assert res.returncode == 1
-        assert "readonly" in one_line_error(res.stderr)
+        assert "read-only" in one_line_error(res.stderr)
     finally:
         brain.parent.chmod(0o700)
     assert brain.read_bytes() == snapshot
