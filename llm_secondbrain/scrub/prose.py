@@ -391,12 +391,20 @@ def _next_line(low: str, eol: int) -> int:
     return eol + (2 if low.startswith("\r\n", eol) else 1)
 
 
+def _chat_head_end(text: str, bol: int, eol: int) -> int:
+    """Where a chat message's time and sender ("[19:02] Ben: ", "Ben: ") end on the line that
+    starts at bol, or 0 when it has none."""
+    m = _CHAT_HEAD.match(text, bol, eol)
+    return m.end() if ":" in m.group() or "]" in m.group() else 0
+
+
 def _prose_after(text, low, pos, spans, words: dict, quoted: bool = True) -> None:
     """The password after a password word at pos, on its line; or at the start of the next line
     when the sentence was wrapped between its connector and the value ("The database password
     is\nS3cret!"): a hard-wrapped note or mail breaks a line anywhere, and a sentence left
     hanging on its "is" goes on past one blank line too (a document's paragraphs: "The password
-    is" / "S3cret!"). A title ("Password:") over a line of prose is left to the title rule."""
+    is" / "S3cret!"); in a chat the next message goes on after its time and sender. A title
+    ("Password:") over a line of prose is left to the title rule."""
     end = min(len(low), pos + 90)
     eol = _line_end(low, pos, end)
     wrapped = eol
@@ -406,10 +414,14 @@ def _prose_after(text, low, pos, spans, words: dict, quoted: bool = True) -> Non
             nxt = _next_line(low, nxt)  # (one blank line)
         if nxt < end and low[nxt] not in "\r\n":
             wrapped = _line_end(low, nxt, end)
+    head = (nxt, _chat_head_end(text, nxt, wrapped)) if wrapped > eol and _chat_head_end(
+        text, low.rfind("\n", 0, pos) + 1, eol) > 0 else (0, 0)
     after_connector = True  # right after the keyword counts as a connector
     after_copula = after_is = pos > 0 and low[pos - 1] in ":="
     count = 0
     for wm in _WORD.finditer(text, pos, wrapped):
+        if head[0] <= wm.start() < head[1]:
+            continue  # (the next message's time and sender: "[19:02] Ben: the wifi pw is" / "[19:02] Ben: …")
         if wm.start() > eol and not (after_connector and count):
             return  # (on the next line only the value a sentence was wrapped before, after its "is")
         key = wm.span()
