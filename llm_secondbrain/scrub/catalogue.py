@@ -829,7 +829,7 @@ LABEL_RULES: tuple[Rule, ...] = (
         )),
     Reader("prose-password", "password", examples=(
         'the password is ⟦Kq7{alnum:9}!⟧ for now',
-        '[04/03/2025, 19:02:40] Ben: the wifi pw is\n[04/03/2025, 19:02:41] Ben: ⟦Jasper-Meadow{digit:4}#⟧\n',
+        '[04/03/2025, 19:02:40] Ben: the wifi pw is\n[04/03/2025, 19:02:41] Ben: ⟦Jasper-Meadow{digits:4}#⟧\n',
         'pass for the NAS: ⟦{alnum:10}!⟧',
         'the pass is ⟦{alnum:10}⟧',
         'a senha é ⟦{alnum:10}!⟧ desde ontem',
