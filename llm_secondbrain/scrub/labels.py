@@ -499,9 +499,11 @@ def _value_after(text, low, a, b, info, spans, covered=None, rule: str = "label-
             sep = "="
             rule = "label-name-value"
     if sep is None and text[pos:pos + 1] in (" ", "\t"):
-        # a directive: the label, blanks and a quoted literal ending the statement (nginx's and
-        # other configurations' 'ssl_password "…";', 'private_key '…';')
+        # a directive: the label, blanks and a quoted literal ending the statement or the line
+        # (nginx's 'ssl_password "…";', Apache's 'SetEnv DB_PASS "…"', C's '#define API_KEY "…"')
         dm = _DIRECTIVE.match(text, pos)
+        if dm is None and ("_" in ident or ident.isupper()):  # (an identifier, not a word: 'pass "Big Crush"')
+            dm = _DIRECTIVE_LINE.match(text, pos)
         if dm is not None:
             pos = dm.end()
             sep = "="
@@ -726,6 +728,7 @@ def _check_value(text, info, sep, quoted, v, vs, spans, rule: str) -> bool:
 
 _SPACE = lazy(r"\s")
 _DIRECTIVE = lazy(r"""[ \t]+(?=(["'])[^"'\n]+\1[ \t]*;)""")
+_DIRECTIVE_LINE = lazy(r"""[ \t]+(?=(["'])[^"'\n]+\1[ \t]*(?:\r?\n|$))""")
 _NEXT_ELEMENT = lazy(r"</[\w:.-]{1,60}>\s{0,200}<([\w:.-]{1,60})(?:\s[^<>]{0,200})?>([^<]*)</\1>")
 _LIST_ITEM = lazy(r"""\r?\n([ \t]*)-[ \t]+(?:(["'])([^"'\n]*)\2|([^\s"'#][^\n#]*?))[ \t]*(?=\r?\n|$|#)""")
 _ARRAY_ITEM = lazy(r"""\s*(["'])([^"'\n]*)\1\s*([,\]])""")
