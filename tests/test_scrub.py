@@ -164,6 +164,14 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
 # a password read to its cap inside a base64 run kept the run's tail, which the second pass took
 @example("curl -u USERNAME:PASSWORD https://api.example.com/\x85![logo](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEA"
          "AAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==)", False)
+# a second pass's context window began inside a marker ("…ker_key]") and read the kind's "key"
+@example("key 373318-112915-358501-616737-538340-693374-643577-465961[10:02] Ola: AKIASLXJT2J9ZLAS0614 (don't "
+         "paste it in #general pls)export SOME_VAR='AIzaoVP0w-v5_YuT7q6O5rXa7UwpBSFH5X8lLsK'\nPORT=8080a tokenizer splits "
+         "cOp37deHDddcX10Y90ISSKha5RJf3fWD", False)
+# ... and read "Backup phrase:" within three lines of a token, where the first read the phrase on three
+@example("PORT=8080[10:02] Ola: AKIASLXJT2J9ZLAS0614 (don't paste it in #general pls)Backup phrase:\nutmog abfihwk "
+         "toioqu lvvydv\nllhhnwhr gskdfkfp ogvtl ljztcrtj\nhopvoemt ifwvobvx uwfokg nqdxua tokenizer splits "
+         "cOp37deHDddcX10Y90ISSKha5RJf3fWD", False)
 def test_never_raises_and_is_idempotent(text, emails):
     out, counts = scrub_report(text, strip_emails=emails)
     assert isinstance(out, str)

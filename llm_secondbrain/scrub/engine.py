@@ -189,7 +189,7 @@ class _Spans:
     of what let it go (``released``).
     """
     __slots__ = ("items", "filler", "filtered", "verdicts", "context", "shared", "searched", "skip_to", "trace",
-                 "released", "stems")
+                 "released", "stems", "declined")
 
     def __init__(self, explain: bool = False):
         self.items: list[tuple[int, int, str]] = []
@@ -203,6 +203,7 @@ class _Spans:
         self.trace: list | None = [] if explain else None  # (start, end, kind, rule)
         self.released: list | None = [] if explain else None  # (start, end, label, filter)
         self.stems: list[tuple[int, str]] = []  # where the scan found a secret's word (labels.SCAN_STEMS), in order
+        self.declined: list[tuple] = []  # tokens whose context let them stand (tokens.rejudge)
 
     def add(self, s: int, e: int, kind: str, text: str, rule: str) -> None:
         if e <= s:
@@ -259,6 +260,7 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
         tokens._public_blocks(text, skip)
         skip.sort()
     tokens._tokens(text, low, spans, skip)
+    found = len(spans.items)
     labels._keywords(text, low, spans, skip, stems)
     spans.stems = stems  # (sorted by labels._keywords)
     plan = _PLAN
@@ -267,6 +269,8 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
             rule, read = plan[i]
             if not rule.optional or {"strip_emails": strip_emails}[rule.optional]:
                 read(text, low, spans)
+    if spans.declined and len(spans.items) > found:
+        tokens.rejudge(text, low, spans)
     return spans.items
 
 

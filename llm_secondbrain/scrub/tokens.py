@@ -343,25 +343,48 @@ def _contextual(text, low, s, e, tok, spans) -> None:
         return  # (the end of a MIME encoded word: "=?utf-8?b?…?=")
     if prev == "\\" and ((tok[0] == "f" and tok[1:2] in ("B", "I", "R", "P", "5")) or (tok[0] == "x" and _HEX2.match(tok, 1))):
         return  # a manual page's font change glued to a word: "\\fBarch/i386/Makefile"; a byte escape: "\\x1bListResponse"
-    a = _window_start(s, spans.items)
-    # stay within the last three lines
-    nl = low.rfind("\n", a, s)
-    if nl >= 0:
-        nl2 = low.rfind("\n", a, nl)
-        if nl2 >= 0:
-            nl3 = low.rfind("\n", a, nl2)
-            if nl3 >= 0:
-                a = nl3
+    if not _in_context(text, low, s, e, tok, is_hex, up and lo, spans, spans.items):
+        spans.declined.append((s, e, tok, is_hex, up and lo))
+
+
+def rejudge(text: str, low: str, spans: _Spans) -> None:
+    """Judge again, with every span the readers found since, the tokens whose context let them
+    stand: a second pass reads those spans as markers (on one line, of their own length), so
+    the first must measure the window over them as well, or scrubbing is not idempotent (a
+    seed phrase on three lines kept "Backup phrase:" out of a token's window; its marker does
+    not)."""
+    items = sorted(spans.items)
+    for s, e, tok, is_hex, mixed_case in spans.declined:
+        if not any(x < e and s < y for x, y, _ in items):
+            _in_context(text, low, s, e, tok, is_hex, mixed_case, spans, items)
+
+
+def _in_context(text, low, s, e, tok, is_hex, mixed_case, spans, items) -> bool:
+    """Redact the token at [s, e) if the window before it makes it a secret; True when it did."""
+    a = _window_start(s, items)
+    opened = low.rfind("[redacted:", max(0, a - 48), a)
+    if opened >= 0 and low.find("]", opened, s) >= a:
+        a = opened  # (a window that starts inside a marker takes all of it, as the first pass took the value)
+    # stay within the last three lines, a redacted value's own line breaks not counted (the next
+    # pass reads its marker on one line)
+    inside = [(x, y) for x, y, _ in items if y > a and x < s]
+    nl, lines = s, 0
+    while lines < 3 and (nl := low.rfind("\n", a, nl)) >= 0:
+        lines += not any(x <= nl < y for x, y in inside)
+    if lines == 3:
+        a = nl
     # A document that repeats a line repeats its tokens in the same context: the verdict depends
     # on the token and on the window's text alone, so each distinct pair is judged once.
     key = (tok, low[a:s], text[a:s])
     secret = spans.context.get(key)
     if secret is None:
-        rule = _secret_context(text, low, a, s, tok, is_hex, up and lo)
-        secret = spans.context[key] = rule if rule and not first_release(CONTEXT_TOKEN, tok, up and lo) else ""
+        rule = _secret_context(text, low, a, s, tok, is_hex, mixed_case)
+        secret = spans.context[key] = rule if rule and not first_release(CONTEXT_TOKEN, tok, mixed_case) else ""
     # (and, read outside the memo as it looks past the token, not a name called or typed in code)
     if secret and not in_code_position(text, s, e, tok) and not _named_elsewhere(text, s, tok, spans):
         spans.add(s, e, "secret", text, secret)
+        return True
+    return False
 
 
 _NAMES_CHECKED = 64  # distinct tokens looked for elsewhere per document: a bounded cost
