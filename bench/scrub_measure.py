@@ -77,7 +77,7 @@ def _rate(hits: list[bool]) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sets", default="own,peer,scanners,languages,otherwise,notes,machine")
+    ap.add_argument("--sets", default="own,peer,scanners,languages,otherwise,structured,notes,machine")
     ap.add_argument("--list", default="", help="sets whose every redaction is printed")
     ap.add_argument("--misses", default="", help="sets whose misses are printed")
     ap.add_argument("--fps", default="", help="sets whose strict false positives are printed")

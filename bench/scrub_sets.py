@@ -154,6 +154,17 @@ def otherwise() -> Iterator[Doc]:
                       rec["secrets"] or None, held=bool(rec["held"]))
 
 
+def structured() -> Iterator[Doc]:
+    """bench/data/structured/set.jsonl: {"id", "structure", "text", "secrets" (empty: a
+    negative)}: secrets inside inline HTML, Markdown, mail quoting, diffs, shells, logs, CSV,
+    configuration, chats and wrapped lines (see its README). All of it development data."""
+    path = os.path.join(HERE, "data", "structured", "set.jsonl")
+    if os.path.exists(path):
+        for rec in _jsonl(path):
+            yield Doc("structured/" + rec["id"], rec["text"], "structured", rec["structure"],
+                      rec["secrets"] or None, held=False)
+
+
 def _tar(path: str) -> Iterator[tuple[str, str]]:
     if not os.path.exists(path):
         return
@@ -284,7 +295,8 @@ def synthetic() -> Iterator[Doc]:
                   "synthetic", "scifact")
 
 
-SETS = {"own": own, "peer": peer, "scanners": scanners, "languages": languages, "otherwise": otherwise, "notes": notes,
+SETS = {"own": own, "peer": peer, "scanners": scanners, "languages": languages, "otherwise": otherwise,
+        "structured": structured, "notes": notes,
         "machine": machine, "synthetic": synthetic}
 
 

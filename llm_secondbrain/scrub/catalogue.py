@@ -1096,7 +1096,7 @@ DETECTORS: tuple[Rule, ...] = (
     Reader("bundler-credentials", "password", keywords=("bundle_",),
     examples=('export BUNDLE_GEMS__EXAMPLE__COM={lower:8}:⟦{alnum:10}!t⟧',)),
     Pattern("pgpass", "password", keywords=("pgpass", ":5432:", ":*:"),
-            pattern=r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]+)[ \t]*\r?$",
+            pattern=r"(?m)^(?![^\n]*\[REDACTED:)[ \t]*[A-Za-z0-9_.*\[\]:-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:([^\s]+)[ \t]*\r?$",
             group=1, validators=("cli_value",),
         examples=('# ~/.pgpass\ndb.example.com:5432:shop:app:⟦{alnum:8}#{alnum:5}⟧\n',)),
     Reader("k8s-secret", "k8s_secret", keywords=(("kind", "secret"),),
