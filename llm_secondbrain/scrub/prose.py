@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .catalogue import (DEFAULT_PASSWORDS, LOGIN_IS, NOT_A_VALUE, PROSE_WORDS, PASS_NEXT, PLACEHOLDER_WORDS, PROSE_CONNECTORS,
-                        PROSE_STOPS, SECRET_WORDS_ELSEWHERE)
+from .catalogue import (DEFAULT_PASSWORDS, LOGIN_IS, NOT_A_VALUE, PASS_NEXT, PLACEHOLDER_WORDS, PROSE_CONNECTORS,
+                        PROSE_STOPS, PROSE_WORDS, SECRET_WORDS_ELSEWHERE)
 from .filters import _MARK, _PH_INNER_RE, _placeholder, _pw_shape, _random_letters
 from .patterns import lazy
 
@@ -45,7 +45,8 @@ def passphrase(text: str, s: int, spans: _Spans, rule: str) -> bool:
     """Redact a passphrase of words that stands after a password's label alone on its line
     ("Wifi password: plaid fence tulip orbit"), if none of its words is one prose is made of
     (PROSE_WORDS: "password: must be long", "password: stored in the keychain") and none names
-    a password ("hasło: proszę wstawić hasło zamienne"); True when one was found. A passphrase is words a person can remember, so no test of randomness applies."""
+    a password ("hasło: proszę wstawić hasło zamienne"); True when one was found. A passphrase
+    is words a person can remember, so no test of randomness applies."""
     m = _PASSPHRASE.match(text, s)
     if m is None or _BARE_PASS.search(text, max(0, s - 8), s) or any(
             not w.islower() or w in PROSE_WORDS or w in NOT_A_VALUE or _PROSE_KW.fullmatch(w)
@@ -78,13 +79,13 @@ _TRIM_L = "([\"'`<*_«„“‚‘‹「『《〈【"
 _TRIM_R = ")]\"'`>*_.,:;»“”‘’›」』》〉】"
 _PARTICLE_AFTER = lazy(r"[^\W\d_]{0,4}[.,;:!?)]*")
 _GLUED_AFTER = lazy(r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]*")
-# an opening quote and the quotes that may close it: what follows the closer is not the value
-# ('"Bibimbap!Jeonju7"로', '「Onsen-Hakone9」で': a particle glued to the quoted word)
 # Inline HTML around a value in a note ("is <code>…</code>", "is …</p>", "is …<br/>next"): the
 # value starts after its opening tags and ends at the first closing or empty tag. A password
 # holding "</p>" is not worth the bare copy of it elsewhere in the note going unredacted.
 _TAG_OPEN = lazy(r"(?:<[A-Za-z][\w:-]*>)+")
 _TAG_END = lazy(r"</[A-Za-z][\w:-]*>|<(?i:br|hr|wbr)[ \t]*/?>")
+# an opening quote and the quotes that may close it: what follows the closer is not the value
+# ('"Bibimbap!Jeonju7"로', '「Onsen-Hakone9」で': a particle glued to the quoted word)
 _CLOSERS = {'"': '"', "'": "'", "«": "»", "„": "“”", "“": "”", "‚": "‘’", "‘": "’", "‹": "›", "「": "」",
             "『": "』", "《": "》", "〈": "〉", "【": "】"}
 
