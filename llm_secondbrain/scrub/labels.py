@@ -16,6 +16,7 @@ then judged by the named filters (``filters.VALUE``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .catalogue import (AUTH_SCHEMES, CODE_WORDS, FLAG_NOUNS, FOREIGN_KEY_QUALIFIERS, FOREIGN_KEY_WORDS,
@@ -802,25 +803,13 @@ def _cell(text: str, info: tuple, s: int, e: int, spans: _Spans, rule: str) -> N
         _check_value(text, info, ":", True, v, s, spans, rule)
 
 
-# a password column of a CSV header: a password manager's export ("name,url,username,password")
 def _csv_exports(text: str, low: str, spans: _Spans) -> None:
     """The secret columns of each CSV header in the text (a password manager's export "name,url,
     username,password", '"Password"', "host,user,pwd", "Name;Benutzer;Passwort", "id, account,
-    secret , last_used"), their cells judged as the values of that column's label. A header is
-    found where the scan found a secret's word, on a line cut by commas or semicolons."""
-    done = -1  # the end of the rows last read: a header among them is not read again
-    tried = -1  # the end of the last line looked at: a line is tried at its first stem only
-    for i, stem in spans.stems:
-        if i <= done or i < tried:
-            continue
-        tried = low.find("\n", i)
-        tried = len(low) if tried < 0 else tried
-        bol = low.rfind("\n", 0, i) + 1
-        if low.count(",", bol, tried) < 2 and low.count(";", bol, tried) < 2:
-            continue  # (three fields at least)
-        cells, done = csv_cells(text, i, _column_label)
-        for info, cs, ce in cells:
-            _cell(text, info, cs, ce, spans, "csv-column")
+    secret , last_used"), their cells judged as the values of that column's label: a header on
+    a line cut into three fields or more by commas or semicolons."""
+    _stem_tables(text, low, spans, lambda b, e: low.count(",", b, e) >= 2 or low.count(";", b, e) >= 2,
+                 csv_cells, "csv-column")
 
 
 # what follows a type or a variable in code: a union, a default, a return type, a sum, the next parameter
@@ -1092,19 +1081,28 @@ def _markdown_tables(text: str, low: str, spans: _Spans) -> None:
 def _delimited_tables(text: str, low: str, spans: _Spans) -> None:
     """The cells under a secret's column in each table cut by tabs or pipes with no Markdown
     delimiter row (a TSV export, the rows the HTML and DOCX readers write)."""
+    _stem_tables(text, low, spans, lambda b, e: low.find("|", b, e) >= 0 or low.find("\t", b, e) >= 0,
+                 delimited_cells, "delimited-table")
+
+
+def _stem_tables(text: str, low: str, spans: _Spans, cut: Callable[[int, int], bool],
+                 cells_of: Callable, rule: str) -> None:
+    """The cells under a secret's column of each header line that `cut(start, end)` accepts,
+    read by `cells_of` (csv_cells, delimited_cells): a header is looked for where the scan found
+    a secret's word (spans.stems), a line at its first such word only, and never among rows
+    already read."""
     done = -1  # the end of the rows last read: a header among them is not read again
-    tried = -1  # the end of the last line looked at: a line is tried at its first stem only
-    for i, stem in spans.stems:  # (where the scan found a secret's word, in order)
+    tried = -1  # the end of the last line looked at
+    for i, stem in spans.stems:  # (in order)
         if i <= done or i < tried or (stem in _STEM_AT_END and low[i + len(stem):i + len(stem) + 1] in _ASCII_LOWER):
             continue
         tried = low.find("\n", i)
         tried = len(low) if tried < 0 else tried
-        bol = low.rfind("\n", 0, i) + 1
-        if low.find("|", bol, tried) < 0 and low.find("\t", bol, tried) < 0:
-            continue  # (a line cut by a pipe or a tab)
-        cells, done = delimited_cells(text, i, _column_label)
+        if not cut(low.rfind("\n", 0, i) + 1, tried):
+            continue
+        cells, done = cells_of(text, i, _column_label)
         for info, cs, ce in cells:
-            _cell(text, info, cs, ce, spans, "delimited-table")
+            _cell(text, info, cs, ce, spans, rule)
 
 
 # a table's header may name its password column in any language (| Lozinka |, | Şifre |, | Κωδικός |)

@@ -306,24 +306,26 @@ def _id_valued(text: str, low: str, s: int) -> bool:
 _WINDOW = 160
 
 
-def _window_start(s: int, items: list) -> int:
-    """Where the context before s starts: 160 characters, a redacted value counting as its marker.
+def _window_start(s: int, items: list) -> tuple[int, list[tuple[int, int]]]:
+    """Where the context before s starts: 160 characters, a redacted value counting as its
+    marker; and the redacted values inside it.
 
     A second pass sees "[REDACTED:jwt]" where the first saw a 300-character token; measuring both
     alike keeps a word that was out of reach out of reach, so scrubbing stays idempotent.
     """
-    budget, pos = _WINDOW, s
+    budget, pos, inside = _WINDOW, s, []
     for a, b, kind in reversed(items):
         if b > pos:
             continue
         if pos - b >= budget:
             break
+        inside.append((a, b))
         budget -= pos - b
         budget -= len(kind) + 11  # "[REDACTED:" + kind + "]": what the next pass reads there
         pos = a
         if budget <= 0:
-            return a
-    return max(0, pos - budget)
+            return a, inside
+    return max(0, pos - budget), inside
 
 
 def _contextual(text, low, s, e, tok, spans) -> None:
@@ -361,13 +363,12 @@ def rejudge(text: str, low: str, spans: _Spans) -> None:
 
 def _in_context(text, low, s, e, tok, is_hex, mixed_case, spans, items) -> bool:
     """Redact the token at [s, e) if the window before it makes it a secret; True when it did."""
-    a = _window_start(s, items)
+    a, inside = _window_start(s, items)
     opened = low.rfind("[redacted:", max(0, a - 48), a)
     if opened >= 0 and low.find("]", opened, s) >= a:
         a = opened  # (a window that starts inside a marker takes all of it, as the first pass took the value)
     # stay within the last three lines, a redacted value's own line breaks not counted (the next
     # pass reads its marker on one line)
-    inside = [(x, y) for x, y, _ in items if y > a and x < s]
     nl, lines = s, 0
     while lines < 3 and (nl := low.rfind("\n", a, nl)) >= 0:
         lines += not any(x <= nl < y for x, y in inside)
