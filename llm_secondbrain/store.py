@@ -433,6 +433,16 @@ def _m14_remembered_redactions(db: sqlite_utils.Database) -> None:
         db["files"].add_column("redacted", str)
 
 
+ID_BATCH = 500  # chunk ids one statement's IN list holds (the oldest SQLite builds take 999 parameters)
+
+
+def id_batches(ids: list[int]) -> Iterator[tuple[list[int], str]]:
+    """`ids` in parts of at most ID_BATCH, each with the "?,?,…" of its IN list."""
+    for start in range(0, len(ids), ID_BATCH):
+        part = ids[start:start + ID_BATCH]
+        yield part, ",".join("?" * len(part))
+
+
 def _m15_keyed_content_digests(db: sqlite_utils.Database) -> None:
     """`files.content_sha` becomes a keyed hash of the file's bytes (Brain.content_digest):
     the plain SHA-256 brains stored before gave away a short secret the scrubber had taken out
@@ -1145,9 +1155,7 @@ class Brain:
         ids = list(ids)
         self._purge = self._purge or bool(ids)
         self.drop_vectors(ids)
-        for start in range(0, len(ids), 500):
-            part = ids[start:start + 500]
-            marks = ",".join("?" * len(part))
+        for part, marks in id_batches(ids):
             self.conn.execute(f"DELETE FROM chunks WHERE id IN ({marks})", part)
         return len(ids)
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..options import MAX_POOL, RecallOptions
 from ..segment import title
+from ..store import id_batches
 from .query import (
     _WORD, _BACKTICKS, _phrase_fts, _phrase_needed, _prose_compound, code_spans,
     content_words, fts_query, literal_terms, quoted, words as query_words,
@@ -212,10 +213,8 @@ def documents(conn, ids) -> dict[int, tuple]:
     """Chunk id -> its document key (`_group_key`)."""
     ids = list(dict.fromkeys(ids))
     out: dict[int, tuple] = {}
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        for cid, path, ref in conn.execute(
-                f"SELECT id, path, ref FROM chunks WHERE id IN ({','.join('?' * len(part))})", part):
+    for part, marks in id_batches(ids):
+        for cid, path, ref in conn.execute(f"SELECT id, path, ref FROM chunks WHERE id IN ({marks})", part):
             out[cid] = _group_key(cid, path, ref)
     return out
 
@@ -232,12 +231,11 @@ def in_context(conn, found: list[tuple[int, float]], vector: bytes) -> list[tupl
         return found
     ids = [cid for cid, _ in found]
     first: dict[int, int] = {}
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
+    for part, marks in id_batches(ids):
         first.update(conn.execute(
             "SELECT c.id, (SELECT o.id FROM chunks o WHERE o.path IS c.path AND o.ref IS c.ref "
-            "ORDER BY o.line_start, o.id LIMIT 1) FROM chunks c WHERE c.path IS NOT NULL AND "
-            f"c.id IN ({','.join('?' * len(part))})", part).fetchall())
+            f"ORDER BY o.line_start, o.id LIMIT 1) FROM chunks c WHERE c.path IS NOT NULL AND c.id IN ({marks})",
+            part).fetchall())
     openers = sorted({o for cid, o in first.items() if o != cid})
     opening: dict[int, float] = {}
     for rowid in openers:  # vec0 reads by rowid one at a time (rowid IN scans every row)

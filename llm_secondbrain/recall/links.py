@@ -21,6 +21,8 @@ import os
 import re
 from urllib.parse import unquote
 
+from ..store import id_batches
+
 POINTER_CHARS = 400  # a note of one passage this short that links to another is a pointer to it
 # [[name]], [[folder/name|shown]], [[name#heading]]; a Markdown link to a note: [shown](folder/name.md)
 # (a web address is no note: "[site](https://example.org/a.md)")
@@ -37,11 +39,10 @@ def _stem(key: tuple) -> str | None:
 def _pointers(conn, ids: list[int]) -> dict[int, set[str]]:
     """{chunk id: the names it links to} for those of `ids` that are pointers."""
     out: dict[int, set[str]] = {}
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
+    for part, marks in id_batches(ids):
         for cid, text, alone in conn.execute(
                 f"SELECT c.id, c.text, NOT EXISTS (SELECT 1 FROM chunks d WHERE d.path = c.path "
-                f"AND d.ref IS c.ref AND d.id != c.id) FROM chunks c WHERE c.id IN ({','.join('?' * len(part))}) "
+                f"AND d.ref IS c.ref AND d.id != c.id) FROM chunks c WHERE c.id IN ({marks}) "
                 f"AND c.path IS NOT NULL AND length(c.text) <= ? AND (instr(c.text, '[[') OR instr(c.text, '.md'))",
                 [*part, POINTER_CHARS]):
             if alone:
@@ -55,10 +56,9 @@ def _pointers(conn, ids: list[int]) -> dict[int, set[str]]:
 def _titles(conn, ids: list[int]) -> dict[int, str]:
     """{chunk id: its note's title, lower-cased} (a link may name a note by its title)."""
     out: dict[int, str] = {}
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        for cid, title in conn.execute(f"SELECT id, title FROM chunks WHERE id IN ({','.join('?' * len(part))}) "
-                                       f"AND title IS NOT NULL", part):
+    for part, marks in id_batches(ids):
+        for cid, title in conn.execute(f"SELECT id, title FROM chunks WHERE id IN ({marks}) AND title IS NOT NULL",
+                                       part):
             out[cid] = title.strip().lower()
     return out
 
