@@ -442,7 +442,7 @@ def scrub_cmd(file, report, strip_emails, explain):
     from ..scrub import scrub_report
 
     settings = config.load()
-    if strip_emails is not None:
+    if strip_emails:
         settings = config.replace(settings, strip_emails=True)
     gate = Gate(settings)
     if file == "-":
