@@ -172,6 +172,26 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
 @example("PORT=8080[10:02] Ola: AKIASLXJT2J9ZLAS0614 (don't paste it in #general pls)Backup phrase:\nutmog abfihwk "
          "toioqu lvvydv\nllhhnwhr gskdfkfp ogvtl ljztcrtj\nhopvoemt ifwvobvx uwfokg nqdxua tokenizer splits "
          "cOp37deHDddcX10Y90ISSKha5RJf3fWD", False)
+# a password glued to the next label lent its name to that label's value on the first pass only
+@example('salasana = TtwIiaw8n1!publicToken = "98kmAbq3ZrT5xV0pWd7Lm2"', False)
+# a value took the table's first "|", so only the second pass read the table under it
+@example("salasana = TtwIiaw8n1!| Dịch vụ | Mật khẩu |\n|---|---|\n| FTP | Hytta2024 |\n", False)
+@example("a senha é TtwIiaw8n1Lm| Dịch vụ | Mật khẩu |\n|---|---|\n| FTP | Hytta2024 |\n", False)
+# a label glued after a value a later rule found ran back into it on the first pass
+@example("curl -X POST https://acme.tines.com/webhook/vnugprk6hvsai9d3nr373r665552tyvd/k7z27rz8hj379d3pogh3b6zhd4r2m2dz"
+         "κλειδί_api: pnginmwqwkxg99019580", False)
+# ... or began inside it ("klíč" of "…sfsklíčparola_d_ordine=…") and hid the label after it
+@example("dnkey-jagzdibpvjiyopdbceaoradplo-srhuwhahawnediszedhcuznobmvevyqjbjoacgsyfrzqmhtsysfsklíčparola_d_ordine="
+         "Kq7tpbf92Ya0", False)
+# a second pass took a marker trimmed of its "[" for a login's password
+@example("Login for the router: admin / Hytta6268[10:02] Ola: AKIASLXJT2J9ZLAS0614 (don't paste it in #general pls)"
+         "Login for the router: admin / Hytta6268", False)
+# a marker's colon was read as the one before a login's user name
+@example("Login for the router: admin / Hytta6268contact ola@example.com / write2 more", True)
+# a second pass's window began just after a marker's "[" and read the kind's "password"
+@example('ldapsearch -x -D "cn=admin,dc=example,dc=org" -w n4txLXxLKZ! -b dc=exampleexport '
+         "SOME_VAR='AIzaoVP0w-v5_YuT7q6O5rXa7UwpBSFH5X8lLsK'\nPORT=8080export SOME_VAR='AIzaoVP0w-v5_YuT7q6O5rXa7UwpBSFH5X8lLsK'"
+         "\nPORT=8080a tokenizer splits cOp37deHDddcX10Y90ISSKha5RJf3fWD", False)
 def test_never_raises_and_is_idempotent(text, emails):
     out, counts = scrub_report(text, strip_emails=emails)
     assert isinstance(out, str)

@@ -1194,7 +1194,8 @@ DETECTORS: tuple[Rule, ...] = (
             pattern=r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,}?)\}", group=1,
     examples=('<secret>{⟦AQAAABAAAAAQ{b64:44}=⟧}</secret>',)),
     # (rase: phrase, frase)
-    Reader("personal", "personal", keywords=("code", "pin", "seed", "rase") + RECOVERY_CODE_WORDS),
+    Reader("personal", "personal", keywords=("code", "pin", "seed", "rase", "keypad", "lockbox", "key box", "key safe",
+                                             "combination") + RECOVERY_CODE_WORDS),
     Reader("email", "email", keywords=("@",), optional="strip_emails"),
 )
 
@@ -1259,7 +1260,10 @@ READER_RULES: tuple[Rule, ...] = (
             'safe code is ⟦12-34-56⟧',
             'Türcode ⟦55123⟧',
             'building code: ⟦55123⟧',
-        )),
+            'Garage keypad: ⟦53320⟧',
+            'Safe combination: ⟦12-34-56⟧',
+        ),
+        counter=('Keypad 2000 series, model 4721',)),
     Reader("propagated", "secret"),
 )
 

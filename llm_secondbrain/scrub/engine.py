@@ -40,6 +40,7 @@ this package: a hash of its files, computed, never typed), and re-scrub when it 
 """
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 from collections import Counter
@@ -209,8 +210,8 @@ class _Spans:
         if e <= s:
             return
         v = text[s:e]
-        if _MARK in v:
-            return
+        if _MARK in v or (s and text.startswith(_MARK, s - 1)):
+            return  # (nor a part of one: "[REDACTED:password][10:02]" trimmed of its "[" is no password)
         if kind != "private_key":
             filler = self.filler.get(v)
             if filler is None:
@@ -264,14 +265,38 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
     labels._keywords(text, low, spans, skip, stems)
     spans.stems = stems  # (sorted by labels._keywords)
     plan = _PLAN
+    labelled = len(spans.items)
     for i in holding:
         if i < len(plan):
             rule, read = plan[i]
             if not rule.optional or {"strip_emails": strip_emails}[rule.optional]:
                 read(text, low, spans)
+    glued = _glued_labels(text, spans.items[labelled:], stems)
+    if glued:
+        labels._keywords(text, low, spans, skip, glued)
     if spans.declined and len(spans.items) > found:
         tokens.rejudge(text, low, spans)
     return spans.items
+
+
+def _glued_labels(text: str, late: list, stems: list) -> list:
+    """The label words glued after a value a reader found once the labels were read
+    ("…/webhook/…m2dzκλειδί_api: …"): read there, the label ran back into the value and was no
+    label; the next pass reads it after the value's marker, so this one reads it again after
+    the value (labels._keywords stops a label at a redacted value's end)."""
+    out = []
+    idchars = labels._IDCHARS
+    for _, e, _ in late:
+        if text[e - 1] not in idchars:
+            continue  # (a label there never ran back into the value)
+        run = e
+        while run < len(text) and run - e <= 48 and text[run] in idchars:
+            run += 1
+        k = bisect.bisect_left(stems, (e, ""))  # (sorted by labels._keywords)
+        while k < len(stems) and stems[k][0] <= run:
+            out.append(stems[k])
+            k += 1
+    return out
 
 
 def _found(text: str, strip_emails: bool, explain: bool = False) -> tuple[list, _Spans]:

@@ -15,6 +15,7 @@ then judged by the named filters (``filters.VALUE``).
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -122,7 +123,9 @@ _PHP_DEFINE = lazy(r"""["']\s*,\s*""")
 # A bare value runs to the next space: a quote between two letters or digits (not an English
 # contraction's "n't", "'s", "'re"), or a '<' that opens no tag, is a character of the value
 # ("61aFnuLrl"nR", "x<5"), not where it ends: cut there, the rest of the secret would be kept.
-_BARE = (r"""((?:[^\s"'`<]|(?<=[A-Za-z0-9])(?:["`]|'(?!(?:t|s|re|ll|ve|d|m)(?![A-Za-z0-9])))(?=[A-Za-z0-9])"""
+# A '|' before a blank is a table's cell border ("= Ttw…!| Dịch vụ |"): the value ends there, or
+# the next pass, reading the row after the marker, would read a table this one did not.
+_BARE = (r"""((?:[^\s"'`<|]|\|(?![ \t\n]|$)|(?<=[A-Za-z0-9])(?:["`]|'(?!(?:t|s|re|ll|ve|d|m)(?![A-Za-z0-9])))(?=[A-Za-z0-9])"""
          r"""|<(?![A-Za-z/!?]))+)""")
 # (the label may close a subscript: os.environ["DB_PASSWORD"] = "…"; a YAML type tag may stand
 # before the value: "password: !!str …"; a string may carry its language's prefix: Python's
@@ -148,6 +151,10 @@ _LABEL_CACHE: dict[str, tuple] = {}
 
 def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> None:
     covered = {it[0]: it[1] for it in spans.items}  # values already redacted by the token rules
+    # ... whose ends no label reaches back over: the next pass reads a marker's "]" there
+    # ("…m2dz" of a webhook URL glued to "κλειδί_api: …" is no part of the label)
+    ends = frozenset(covered.values())
+    starts = sorted(covered)  # ... and no label starts inside one: the next pass reads a marker there
     words: dict = {}  # each word after a password word is judged once, however many precede it
     idchars = _IDCHARS
     cache = _LABEL_CACHE
@@ -158,8 +165,11 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
     for i, stem in _stems(low, stems, skip):
         if i < last or i < spans.skip_to:
             continue
+        k = bisect.bisect_right(starts, i) - 1
+        if k >= 0 and covered[starts[k]] > i:
+            continue  # ("…sfsklíčparola=…": "klíč" begins in the token, "parola" is the label)
         a = i
-        while a > 0 and text[a - 1] in idchars:
+        while a > 0 and text[a - 1] in idchars and a not in ends:
             a -= 1
             if i - a > 48:
                 break

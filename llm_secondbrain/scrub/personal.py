@@ -33,6 +33,9 @@ def personal(text: str, low: str, spans) -> None:
     if code:  # ("encode", "VS Code", "code block" end here: only a word that says whose code it is)
         _backup_codes(text, low, (m.end() for m in _labels(low, code, _CODES_LABEL)), spans)
         _labelled_numbers(text, low, code, _LOCK_LABEL, _LOCK_VALUE, spans, "lock-code")
+    device = sorted(i for w in _LOCK_DEVICES for i in _find_all(low, w) if _opens_word(low, i))
+    if device:  # a lock named alone: "Garage keypad: 5332", "Safe combination: 12-34-56"
+        _labelled_numbers(text, low, device, _LOCK_LABEL, _LOCK_VALUE, spans, "lock-code")
     # recovery codes named in another language (a word of a script without spaces may be glued on)
     parts = _CODE_WORDS_BY_PART if not low.isascii() else _CODE_WORDS_BY_ASCII_PART
     elsewhere = sorted(i + len(w) for part, words in parts if part in low for w in words
@@ -44,6 +47,8 @@ def personal(text: str, low: str, spans) -> None:
         _labelled_numbers(text, low, pin, _PIN_LABEL, _PIN_VALUE, spans, "pin")
 
 
+_LOCK_DEVICES = ("keypad", "padlock", "lockbox", "key box", "key-box", "keybox", "key safe", "key-safe", "keysafe",
+                 "combination")
 _REACH = 32  # how far before its keyword a label may start ("secret recovery phrase", "front door code")
 # the words that may stand before "code" in _CODES_LABEL and _LOCK_LABEL (a plain look that spares
 # the label patterns the many other codes of a technical note)
@@ -238,9 +243,11 @@ def _backup_codes(text: str, low: str, ends, spans) -> None:
 _PIN_LABEL = (
     r"(?<![a-z0-9_])(?:(?P<owner>sim|card|bank|debit|credit|atm|visa|phone|iphone|ipad|bankkort)[ -]?)?"
     r"pin\d?(?P<suffix>[ -]?(?:code|kode|nummer|number))?(?![a-z0-9_])")
-# ("building code" and "entry code" name rules and programs too: those need a ':' or 'is')
+# ("building code" and "entry code" name rules and programs too, and a lock named alone ("Garage
+# keypad: 5332", "Safe combination: 12-34-56") may be followed by its model: those need a ':' or 'is')
 _LOCK_LABEL = (
     r"(?<![a-z])(?:(?P<weak>building|entry|entrance|lock)[ -]?code"
+    r"|(?P<device>keypad|padlock|lockbox|key[ -]?box|key[ -]?safe|(?:safe|lock|padlock)[ -]?combination)(?![ -]?code)"
     r"|(?:front[ -]door|door|gate|alarm|garage|keypad|padlock|lockbox|key[ -]?box|key[ -]?safe|unlock|safe"
     r"|tür|garagentor|tresor)[ -]?code"
     r")(?![a-z])")
@@ -272,11 +279,12 @@ def _bare_label_ok(text: str, m: re.Match) -> bool:
     """May the value follow the label after a mere space ("card pin 8812", "gate code 1987")?
 
     Yes when the label names what it unlocks, or is the capitalised acronym "PIN"; not for a
-    bare "pin" ("pin 13") nor for "building code" ("International Building Code 2018").
+    bare "pin" ("pin 13"), "building code" ("International Building Code 2018") or a lock named
+    alone ("keypad 2000 series").
     """
     groups = m.groupdict()
     if "weak" in groups:
-        return groups["weak"] is None
+        return groups["weak"] is None and groups["device"] is None
     return bool(groups["owner"] or groups["suffix"]) or text.startswith("PIN", m.start())
 
 

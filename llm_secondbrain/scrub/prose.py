@@ -76,7 +76,7 @@ _PARTICLE = lazy(r"(是|为|為|は|が|는|은|가|이|です|คือ|)[ \t\u
 _PAIR_KW = lazy(r"(?<![a-z0-9_])(?:login|logon|wi-?fi|wlan|vpn|creds|credentials|zugang(?:sdaten)?|innlogging|pålogging|brukernavn|benutzer(?:name)?|username|user|bruker|nas|router|account|konto|identifiants|usuario)(?![a-z0-9_])")
 _WORD = lazy(r"\S+")
 _TRIM_L = "([\"'`<*_«„“‚‘‹「『《〈【"
-_TRIM_R = ")]\"'`>*_.,:;»“”‘’›」』》〉】"
+_TRIM_R = "|)]\"'`>*_.,:;»“”‘’›」』》〉】"  # (a "|" glued after a value is a table's cell border)
 _PARTICLE_AFTER = lazy(r"[^\W\d_]{0,4}[.,;:!?)]*")
 _GLUED_AFTER = lazy(r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]*")
 # Inline HTML around a value in a note ("is <code>…</code>", "is …</p>", "is …<br/>next"): the
@@ -295,6 +295,8 @@ def _login_pair(low: str, bol: int, j: int, pw: str) -> bool:
     not in 'read / write2'; unless it is the user's name or a placeholder word with digits after
     it ('demo / demo1234')."""
     c = low.rfind(":", bol, j)
+    while c >= 0 and low.endswith("[redacted", bol, c):
+        c = low.rfind(":", bol, c)  # (a marker's colon separates nothing: the first pass saw the value)
     user = low[c + 1:j].strip()
     if c < 0 or not user or " " in user or "\t" in user:
         words = low[bol:j].split()

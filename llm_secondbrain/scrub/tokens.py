@@ -306,9 +306,9 @@ def _id_valued(text: str, low: str, s: int) -> bool:
 _WINDOW = 160
 
 
-def _window_start(s: int, items: list) -> tuple[int, list[tuple[int, int]]]:
+def _window_start(s: int, items: list) -> tuple[int, list[tuple[int, int, str]]]:
     """Where the context before s starts: 160 characters, a redacted value counting as its
-    marker; and the redacted values inside it.
+    marker; and the redacted values inside it (start, end, kind), last first.
 
     A second pass sees "[REDACTED:jwt]" where the first saw a 300-character token; measuring both
     alike keeps a word that was out of reach out of reach, so scrubbing stays idempotent.
@@ -319,7 +319,7 @@ def _window_start(s: int, items: list) -> tuple[int, list[tuple[int, int]]]:
             continue
         if pos - b >= budget:
             break
-        inside.append((a, b))
+        inside.append((a, b, kind))
         budget -= pos - b
         budget -= len(kind) + 11  # "[REDACTED:" + kind + "]": what the next pass reads there
         pos = a
@@ -364,28 +364,47 @@ def rejudge(text: str, low: str, spans: _Spans) -> None:
 def _in_context(text, low, s, e, tok, is_hex, mixed_case, spans, items) -> bool:
     """Redact the token at [s, e) if the window before it makes it a secret; True when it did."""
     a, inside = _window_start(s, items)
-    opened = low.rfind("[redacted:", max(0, a - 48), a)
+    opened = low.rfind("[redacted:", max(0, a - 48), a + 9)  # (its opening may straddle a)
     if opened >= 0 and low.find("]", opened, s) >= a:
         a = opened  # (a window that starts inside a marker takes all of it, as the first pass took the value)
     # stay within the last three lines, a redacted value's own line breaks not counted (the next
     # pass reads its marker on one line)
     nl, lines = s, 0
     while lines < 3 and (nl := low.rfind("\n", a, nl)) >= 0:
-        lines += not any(x <= nl < y for x, y in inside)
+        lines += not any(x <= nl < y for x, y, _ in inside)
     if lines == 3:
         a = nl
+    view, low_view = _as_marked(text, low, a, s, inside)
     # A document that repeats a line repeats its tokens in the same context: the verdict depends
     # on the token and on the window's text alone, so each distinct pair is judged once.
-    key = (tok, low[a:s], text[a:s])
+    key = (tok, low_view, view)
     secret = spans.context.get(key)
     if secret is None:
-        rule = _secret_context(text, low, a, s, tok, is_hex, mixed_case)
+        n = len(view)
+        rule = _secret_context(view + tok, low_view + low[s:e], 0, n, tok, is_hex, mixed_case)
         secret = spans.context[key] = rule if rule and not first_release(CONTEXT_TOKEN, tok, mixed_case) else ""
     # (and, read outside the memo as it looks past the token, not a name called or typed in code)
     if secret and not in_code_position(text, s, e, tok) and not _named_elsewhere(text, s, tok, spans):
         spans.add(s, e, "secret", text, secret)
         return True
     return False
+
+
+def _as_marked(text: str, low: str, a: int, s: int, inside: list) -> tuple[str, str]:
+    """The window [a, s) as the next pass reads it: each redacted value in it as its marker.
+    Judged on the raw value, a password glued to a label ("…8n1!publicToken = '…'") would lend
+    the next token its label where the next pass sees only "[REDACTED:password] = '…'"."""
+    marked = sorted((x, y, kind) for x, y, kind in inside if x >= a)
+    if not marked:
+        return text[a:s], low[a:s]
+    parts, lows, pos = [], [], a
+    for x, y, kind in marked:
+        parts += (text[pos:x], f"[REDACTED:{kind}]")
+        lows += (low[pos:x], f"[redacted:{kind}]")
+        pos = y
+    parts.append(text[pos:s])
+    lows.append(low[pos:s])
+    return "".join(parts), "".join(lows)
 
 
 _NAMES_CHECKED = 64  # distinct tokens looked for elsewhere per document: a bounded cost
