@@ -1,6 +1,7 @@
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -247,6 +248,22 @@ def test_json_and_explain_output(run, invoices):
     out = run("brain", "recall", "credit note", "--explain", "--fusion", "rrf",
               "--lexical-weight", "0.5", "-k", "2").output
     assert "rrf fusion; weights dense 1, lexical 0.5 (weights given)" in out
+
+
+def test_words_that_answer_little_of_a_request_weigh_less(run, tmp_path, ollama):
+    # a paraphrase shares a stray word with an unrelated note: the lexical lane still ranks that
+    # note far above its others, so its weight falls with the share of the request it holds
+    notes = write_notes(tmp_path / "w", {
+        "kettle.md": "# Kettle\n\nDescale the kettle with vinegar every month.",
+        "printer.md": "# Printer\n\nThe printer jams when the tray holds more than two hundred lines of labels.",
+    })
+    run("brain", "ingest", notes, "--no-progress")
+    out = run("brain", "recall", "keep the water boiler free of limescale lines", "--explain").output
+    held = re.search(r"best passages hold (\d+)% of its words: lexical x([0-9.]+)", out)
+    assert held is not None, out
+    assert int(held.group(1)) < 60 and float(held.group(2)) < 0.1
+    out = run("brain", "recall", "printer tray holds labels", "--explain").output
+    assert "of its words" not in out  # (every word in one passage: the rule's own weight)
 
 
 def test_dense_finds_meaning_without_shared_words(run, tmp_path, ollama):

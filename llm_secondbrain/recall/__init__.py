@@ -31,7 +31,10 @@ How much the lexical lane counts depends on the query (`adaptive_weights`):
 - a statement or keywords with code (a flag, a dotted or snake_case name, a backticked span;
   not a product name such as GitHub written in a sentence) or with a token the brain holds
   rarely lean on words (`CODE_LEXICAL_WEIGHT`): there a shared rare word is real evidence;
-- other prose leans on meaning, keywords weigh both lanes equally.
+- other prose leans on meaning, keywords weigh both lanes equally;
+- but for a claim, the lexical lane's weight falls when none of its best passages holds
+  WORDS_HELD of the query's word weight (`held_weight`): a paraphrase that shares one stray word
+  with an unrelated note must not let that note lead.
 Function words are dropped from the lexical query (`content_words`): in a small personal brain
 "what", "did" and "about" are rare enough to outscore the words that matter.
 
@@ -46,13 +49,14 @@ from __future__ import annotations
 
 from ..facts import superseded_chunks
 from ..options import RecallOptions
-from .floor import FLOOR_SD, NAME_FLOOR_SD, relevant, tail
+from .floor import COVER_DEPTH, FLOOR_SD, NAME_FLOOR_SD, coverage, relevant, tail
 from .inject import flags as instruction_flags
 from .kind import kinds as kind_of_chunks
 from .links import followed, lent
 from .fusion import (
     CLAIM_LEXICAL_WEIGHT, CODE_LEXICAL_WEIGHT, DEFAULT_WEIGHTS, FUSION_RULES, LITERAL_BONUS,
-    PROSE_LEXICAL_WEIGHT, QUESTION_LEXICAL_WEIGHT, adaptive_weights, per_note, promote, rrf, zscore,
+    PROSE_LEXICAL_WEIGHT, QUESTION_LEXICAL_WEIGHT, WORDS_HELD, adaptive_weights, held_weight, per_note, promote,
+    rrf, zscore,
 )
 from .lanes import (
     LEXICAL_BUDGET, LITERAL_MAX_FILES, LITERAL_POOL, Filters, _lanes, bounded_words, dense,
@@ -91,6 +95,11 @@ def recall(conn, query: str, options: RecallOptions | None = None,
     else:
         weights, why = adaptive_weights(query, token=bool(holders))
     lanes, used, dense_how, cosines = _lanes(conn, query, options, query_vector, filters)
+    if used == "hybrid" and options.lexical_weight is None and not is_claim(query):
+        held = coverage(conn, query, [cid for cid, _ in lanes["lexical"][:COVER_DEPTH]], spaced=True)
+        if held < WORDS_HELD:
+            weights = {**weights, "lexical": held_weight(weights["lexical"], held)}
+            why += f"; its best passages hold {held:.0%} of its words: lexical x{weights['lexical']:.2f}"
     replaced = superseded_chunks(conn)  # remembered facts a newer fact replaced
     if replaced and not options.history:
         lanes = {lane: [(cid, s) for cid, s in found if cid not in replaced] for lane, found in lanes.items()}

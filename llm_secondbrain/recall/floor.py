@@ -116,9 +116,15 @@ def _weights(conn, query: str) -> dict[str, tuple[int, float]]:
     return out
 
 
-def coverage(conn, query: str, ids: list[int]) -> float:
-    """The largest share of the query's content-word weight (idf) that one of `ids` holds."""
+def coverage(conn, query: str, ids: list[int], spaced: bool = False) -> float:
+    """The largest share of the query's content-word weight (idf) that one of `ids` holds;
+    `spaced`: of its words in scripts written with spaces (Chinese, Japanese and Korean
+    characters left out, as in `unseen_share`), 1.0 when it has none."""
     weights = _weights(conn, query)
+    if spaced:
+        weights = {t: w for t, w in weights.items() if not CJK_RUN.search(t)}
+        if not weights:
+            return 1.0
     if not weights or not ids:
         return 0.0
     held = {cid: 0.0 for cid in ids}
