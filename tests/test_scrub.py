@@ -183,6 +183,11 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
 # ... or began inside it ("klíč" of "…sfsklíčparola_d_ordine=…") and hid the label after it
 @example("dnkey-jagzdibpvjiyopdbceaoradplo-srhuwhahawnediszedhcuznobmvevyqjbjoacgsyfrzqmhtsysfsklíčparola_d_ordine="
          "Kq7tpbf92Ya0", False)
+# a copy of a value took a word glued to it ("commit", a label's first letters) that the first
+# pass had read around it
+@example("password: Vinter2026!x\npassword_confirmation: Vinter2026!xcommit 9fceb02d0ae598e95dc970b74767f19372d61af8\n"
+         "Author: Kari\n\n    fix: handle CRLF", False)
+@example("password: Vinter2026!x\npassword_confirmation: Vinter2026!xκλειδί_api: pnginmwqwkxg99019580", False)
 # a second pass took a marker trimmed of its "[" for a login's password
 @example("Login for the router: admin / Hytta6268[10:02] Ola: AKIASLXJT2J9ZLAS0614 (don't paste it in #general pls)"
          "Login for the router: admin / Hytta6268", False)

@@ -452,11 +452,33 @@ def spans(text: str, *, strip_emails: bool = False, allow: Sequence[re.Pattern] 
     spans, found over a whole document, back into the document's parts.)"""
     if not isinstance(text, str) or not text:
         return []
-    items = _found(text, strip_emails)[0]
+    items, found = _found(text, strip_emails)
     if not items:
         return []
-    items = _wrapped(text, _run_on(text, _everywhere(text, items)))
+    items = _wrapped(text, _with_copies(text, items, found))
     return _release(text, _merge(items) if len(items) > 1 else items, allow, counts)
+
+
+def _with_copies(text: str, items: list, found: _Spans) -> list:
+    """The spans and every copy of their values (`_everywhere`, then `_run_on`); and what the
+    copies change, read as the next pass reads them as markers: a label glued after a copy
+    ("…2026!xκλειδί_api: …") and a token whose context let it stand ("…2026!xcommit 9fceb…",
+    where "commit" went with the copy) are read again, and the copies of what that finds
+    added."""
+    out = _run_on(text, _everywhere(text, items))
+    if out == items:
+        return out
+    have = set(items)
+    found.items = list(out)
+    low = _lower(text)
+    glued = _glued_labels(text, [it for it in out if it not in have], found.stems)
+    if glued:
+        labels._keywords(text, low, found, [], glued)
+    if found.declined:
+        tokens.rejudge(text, low, found)
+    if len(found.items) > len(out):
+        out = _run_on(text, _everywhere(text, found.items))
+    return out
 
 
 _RUN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
@@ -563,7 +585,7 @@ def explain(text: str, *, strip_emails: bool = False,
     released = sorted(Release(*r) for r in found.released)
     if not items:
         return [], released
-    items = _run_on(text, _everywhere(text, items))
+    items = _with_copies(text, items, found)
     wrapped = _wrapped(text, items)
     found.trace += [(s, e, k, "line-wrap") for s, e, k in wrapped[len(items):]]
     merged = _merge(wrapped) if len(wrapped) > 1 else wrapped
