@@ -32,7 +32,7 @@ How much the lexical lane counts depends on the query (`adaptive_weights`):
   not a product name such as GitHub written in a sentence) or with a token the brain holds
   rarely lean on words (`CODE_LEXICAL_WEIGHT`): there a shared rare word is real evidence;
 - other prose leans on meaning, keywords weigh both lanes equally;
-- but for a claim, the lexical lane's weight falls when none of its best passages holds
+- outside a claim, the lexical lane's weight falls when none of its best passages holds
   WORDS_HELD of the query's word weight (`held_weight`): a paraphrase that shares one stray word
   with an unrelated note must not let that note lead.
 Function words are dropped from the lexical query (`content_words`): in a small personal brain
