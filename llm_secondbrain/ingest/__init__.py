@@ -417,9 +417,9 @@ def read_file(path: str, settings: Settings, max_bytes: int = sources.DEFAULT_MA
     """One file (not a folder) read as ingest reads it, so that `llm brain scrub` shows what
     ingest would store of it: the same reader, within the same limits, a document library's
     in the worker process (which bounds its time and keeps what it prints). Returns the
-    document, its sections and its bytes, not yet scrubbed. Raises Skip with the reason ingest would give
-    for leaving the file out (a missing extra names its install command), SourceError for a
-    path that cannot be read at all."""
+    document, its sections and its bytes, not yet scrubbed. Raises Skip with the reason ingest
+    would give for leaving the file out (a missing extra names its install command),
+    SourceError for a path that cannot be read at all."""
     sources.check_target(path)
     item = next(sources.walk([path]))
     if isinstance(item, sources.Skipped):  # (a FIFO or a device is never opened)

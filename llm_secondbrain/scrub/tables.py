@@ -10,7 +10,6 @@ its header; whether the header names a secret and the cell holds one is ``scrub`
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Callable, Iterator
 
 from .patterns import compiled
