@@ -197,6 +197,8 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
 @example('ldapsearch -x -D "cn=admin,dc=example,dc=org" -w n4txLXxLKZ! -b dc=exampleexport '
          "SOME_VAR='AIzaoVP0w-v5_YuT7q6O5rXa7UwpBSFH5X8lLsK'\nPORT=8080export SOME_VAR='AIzaoVP0w-v5_YuT7q6O5rXa7UwpBSFH5X8lLsK'"
          "\nPORT=8080a tokenizer splits cOp37deHDddcX10Y90ISSKha5RJf3fWD", False)
+# an Arabic token word glued to a Thai password word ran on into it as one label and hid it
+@example("- **Password**: Hytta2024توكنรหัสไวไฟคือMango@Sticky61นะ", False)
 def test_never_raises_and_is_idempotent(text, emails):
     out, counts = scrub_report(text, strip_emails=emails)
     assert isinstance(out, str)

@@ -149,6 +149,24 @@ _VALUE = lazy(
 _LABEL_CACHE: dict[str, tuple] = {}
 
 
+def _script(c: str) -> int:
+    """Which of the scripts `_WIDE` holds c is written in (Hebrew and Arabic, Thai, Hangul, or
+    Chinese and Japanese)."""
+    o = ord(c)
+    return 0 if o < 0x0700 else 1 if o < 0x0e80 else 2 if 0xac00 <= o < 0xd7b0 else 3
+
+
+def _script_end(text: str, i: int, b: int, stem: str) -> int:
+    """Where a label found at i ends, at the latest b: where a script that glues its words begins
+    after a name in Latin letters ("passwordは"), or another such script after the label's own
+    ("…توكنรหัสไวไฟคือ…": the Thai password word is a label of its own, not the Arabic one's tail)."""
+    own = _script(stem[0]) if _WIDE.match(stem) is not None else -1
+    for wide in _WIDE.finditer(text, i, b):
+        if _script(wide.group()) != own:
+            return wide.start()
+    return b
+
+
 def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> None:
     covered = {it[0]: it[1] for it in spans.items}  # values already redacted by the token rules
     # ... whose ends no label reaches back over: the next pass reads a marker's "]" there
@@ -174,10 +192,8 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
             if i - a > 48:
                 break
         b = _IDRUN.match(text, i).end()
-        if not text.isascii() and _WIDE.match(stem) is None:
-            wide = _WIDE.search(text, i, b)
-            if wide is not None:
-                b = wide.start()  # (a name in Latin letters ends where a script that glues its words begins)
+        if not text.isascii():
+            b = _script_end(text, i, b, stem)
         last = b
         if b - a > 48 or (a > 0 and text[a - 1] == "/" and text[a - 2:a] != "//"):
             continue  # inside a long token (base64, key material) or a path ('/forgot-password'), not a label
