@@ -226,8 +226,10 @@ def _low_information(v: str) -> bool:
     for x in relations:
         hit |= (((x & low7) + low7) | x | low7) ^ mask  # 0x80 where a byte of x is zero, else 0
     hits = hit.bit_count()
-    # digits alone, or a short value (a human password "Troll444!!"), repeat more by chance
-    if hits < (0.85 if n < 12 or s.isdigit() else 0.6) * (n - 3):
+    # digits alone, a short value (a human password "Troll444!!") or a hex value under 20
+    # characters (one of 16 symbols: about 2 % of random 13-character ones pass 0.6) repeat
+    # more by chance
+    if hits < (0.85 if n < 12 or s.isdigit() or (n < 20 and _HEX.fullmatch(s)) else 0.6) * (n - 3):
         return False
     # a long token is filler only if its end is too: a placeholder head on a random body is a
     # key (Twitter's bearer tokens open with 22 'A's)

@@ -217,8 +217,9 @@ def _backup_codes(text: str, low: str, ends, spans) -> None:
     every one of them opens the account.
 
     The list ends at a blank line or at the first item that is no code (a word, a year, a short
-    number: a code has six characters or more and a digit), so a label in prose ("keep your
-    backup codes somewhere safe") reads nothing.
+    number: a code has six characters or more and a digit, or the shape of one in the same list
+    that has a digit: "efdj-wyjb" beside "eyet-71jm", small letters by chance), so a label in
+    prose ("keep your backup codes somewhere safe") reads nothing.
     """
     pos = 0
     for end in ends:
@@ -227,13 +228,29 @@ def _backup_codes(text: str, low: str, ends, spans) -> None:
         head = compiled(_CODES_HEAD).match(low, end)
         i = head.end() if head else end
         item = compiled(_FIRST_CODE)
+        found = []
         for _ in range(_MAX_CODES):
             c = item.match(low, i)
-            if c is None or not any(ch.isdigit() for ch in c.group(1)):
+            if c is None:
+                break
+            found.append(c)
+            i = c.end()
+            item = compiled(_NEXT_CODE)
+        shapes = {_shape(c.group(1)) for c in found if _has_digit(c.group(1))}
+        for c in found:
+            if not (_has_digit(c.group(1)) or _shape(c.group(1)) in shapes):
                 break
             spans.add(c.start(1), c.end(1), "recovery_code", text, "recovery-codes")
-            i = pos = c.end()
-            item = compiled(_NEXT_CODE)
+            pos = c.end()
+
+
+def _shape(code: str) -> str:
+    """A code with each letter and digit as "x": "4f9k-2mxq" and "efdj-wyjb" are "xxxx-xxxx"."""
+    return compiled(r"[0-9a-z]").sub("x", code)
+
+
+def _has_digit(code: str) -> bool:
+    return any(ch.isdigit() for ch in code)
 
 
 # ---- PINs, door, gate and alarm codes ------------------------------------------------------

@@ -107,7 +107,7 @@ def after_word(low: str, i: int, forms) -> tuple[int, int]:
         if particle.end(1) == e and e < len(low) and _WIDE.match(low, e) and not _THAI.match(low, e):
             return -1, -1  # another word goes on: "密码学" (cryptography); Thai runs its words together
         past = particle.end()
-    elif e < len(low) and low[e] not in " \t:=\u00a0：＝" and not (
+    elif e < len(low) and low[e] not in " \t\r\n:=\u00a0：＝" and not (
             low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
         return -1, -1
     return e, past

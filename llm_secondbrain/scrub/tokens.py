@@ -457,7 +457,10 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
     if vendor:
         return "" if lab and _ID_LABEL.search(lab) else "service-name-context"
     if lab and (_label_class(lab) == _NOT or ("-" in tok and _named_id(tok, lab))):
-        return ""
+        # (a secret word further back, a password on the line before, does not make a service's
+        # own name a plain label: 'HASLO_BD=…' over 'webexbot = "…"')
+        return "service-name-context" if _a_service(lab) and _vendor_label(
+            low, a, s, tok, is_hex, mixed_case) else ""
     if is_hex and not any(w in window[-80:] for w in HEX_CONTEXT_WORDS):
         return ""
     return "secret-word-context"
@@ -522,11 +525,19 @@ def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: 
     k = j - _IDENT_REVERSED.match(low[max(a, j - 41):j][::-1]).end()
     ident = low[k:j]
     # the name, or a name that starts with it ("webexbot", "mailgun_eu")
-    if not ident or not any(part in SERVICES or (len(part) > 5 and part[:5] in _SERVICE_HEADS
-                                                  and part.startswith(_SERVICE_TUPLE))
-                            for part in _IDENT_PARTS.split(ident)):
+    if not ident or not any(_service(part) for part in _IDENT_PARTS.split(ident)):
         return False
     return not (is_hex and not mixed_case and len(tok) in DIGEST_LENGTHS)
+
+
+def _service(word: str) -> bool:
+    """A service's name, or a name that starts with one ("webexbot", lower-cased)?"""
+    return word in SERVICES or (len(word) > 5 and word[:5] in _SERVICE_HEADS and word.startswith(_SERVICE_TUPLE))
+
+
+def _a_service(label: str) -> bool:
+    """Is a label nothing but a service's name ("webexbot", not "STRIPE_PUBLISHABLE_KEY")?"""
+    return all(_service(part) for part in _IDENT_PARTS.split(label.lower().strip("\"'`")) if part)
 
 
 _IDENT_PARTS = lazy(r"[_.\-]")
