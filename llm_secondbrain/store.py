@@ -433,6 +433,8 @@ def _m14_remembered_redactions(db: sqlite_utils.Database) -> None:
         db["files"].add_column("redacted", str)
 
 
+# what a stored name holds where the scrubber changed it: no file on disk has that name
+SCRUBBED_NAME = "[REDACTED:"
 ID_BATCH = 500  # chunk ids one statement's IN list holds (the oldest SQLite builds take 999 parameters)
 
 

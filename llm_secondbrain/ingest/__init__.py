@@ -21,7 +21,7 @@ from typing import Callable, Iterable, TextIO
 
 from ..config import Settings
 from ..scrub import Remembered
-from ..store import Batch, Brain, BrainError
+from ..store import SCRUBBED_NAME, Batch, Brain, BrainError
 from ..wording import plural
 from . import roots as roots_mod
 from . import sources
@@ -237,19 +237,23 @@ def _ingest_targets(brain: Brain, gate: Gate, report: IngestReport, targets: lis
                                                                    project is not None, worker), batch)
     batch.flush()
     for root in walk_info.roots:
-        unseen = [key for key, name in brain.files_under(gate.shown(root))
+        unseen = [(key, name) for key, name in brain.files_under(gate.shown(root))
                   if key not in seen and not os.path.lexists(name)]
-        vanished = _not_on_disk(brain, root, unseen) if unseen else []
+        # (a name as it is on disk is gone; a scrubbed one is looked for on disk by its key)
+        hidden = [key for key, name in unseen if SCRUBBED_NAME in name]
+        vanished = [key for key, name in unseen if SCRUBBED_NAME not in name] + (
+            _not_on_disk(brain, root, hidden) if hidden else [])
         if vanished:
             report.chunks_removed += brain.remove_keys(vanished)
             report.files_removed += len(vanished)
 
 
 def _not_on_disk(brain: Brain, root: str, keys: list[str]) -> list[str]:
-    """Of `keys` (files stored under `root` that this walk did not see), those no file under
-    `root` has. A file the globs left out, or one in a folder no walk enters, is kept while it
-    is there; its stored name cannot tell where a secret in it was redacted (`ghp_….md` is
-    stored as `[REDACTED:github_token].md`), so each file on disk is found by its key."""
+    """Of `keys` (files stored under `root` by a scrubbed name that this walk did not see), those
+    no file under `root` has. A file the globs left out, or one in a folder no walk enters, is
+    kept while it is there; its stored name cannot tell where a secret in it was redacted
+    (`ghp_….md` is stored as `[REDACTED:github_token].md`), so each file on disk is found by its
+    key. (A name the scrubber left alone needs no walk: `os.path.lexists` has answered for it.)"""
     wanted = set(keys)
     for dirpath, _, filenames in os.walk(root):
         wanted.difference_update(brain.name_key(os.path.join(dirpath, f)) for f in filenames)

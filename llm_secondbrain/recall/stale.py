@@ -10,9 +10,7 @@ import os
 from typing import Iterable
 
 from . import Hit
-from ..store import Brain
-
-REDACTED = "[REDACTED:"
+from ..store import SCRUBBED_NAME, Brain
 
 
 def stale_hits(brain: Brain, hits: Iterable[Hit]) -> tuple[set[int], set[str]]:
@@ -20,7 +18,7 @@ def stale_hits(brain: Brain, hits: Iterable[Hit]) -> tuple[set[int], set[str]]:
     those files. Names that are not file paths (stdin's `-`, `llm:...`) are never stale."""
     hits = list(hits)
     # (a file stored under a scrubbed name cannot be found on disk by it: never called stale)
-    paths = sorted({h.path for h in hits if h.path and os.path.isabs(h.path) and REDACTED not in h.path})
+    paths = sorted({h.path for h in hits if h.path and os.path.isabs(h.path) and SCRUBBED_NAME not in h.path})
     if not paths:
         return set(), set()
     marks = ",".join("?" * len(paths))
