@@ -170,9 +170,11 @@ def _script_end(text: str, i: int, b: int, stem: str) -> int:
 def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> None:
     covered = {it[0]: it[1] for it in spans.items}  # values already redacted by the token rules
     # ... whose ends no label reaches back over: the next pass reads a marker's "]" there
-    # ("…m2dz" of a webhook URL glued to "κλειδί_api: …" is no part of the label)
-    ends = frozenset(covered.values())
+    # ("…m2dz" of a webhook URL glued to "κλειδί_api: …" is no part of the label); nor over the
+    # ends of the values labels redact below, as they come ("Authorization: SSWS …C9κλειδί_api: …")
+    ends = set(covered.values())
     starts = sorted(covered)  # ... and no label starts inside one: the next pass reads a marker there
+    counted = len(spans.items)
     words: dict = {}  # each word after a password word is judged once, however many precede it
     idchars = _IDCHARS
     cache = _LABEL_CACHE
@@ -183,6 +185,9 @@ def _keywords(text: str, low: str, spans: _Spans, skip: list, stems: list) -> No
     for i, stem in _stems(low, stems, skip):
         if i < last or i < spans.skip_to:
             continue
+        if len(spans.items) > counted:
+            ends.update(e for _, e, _ in spans.items[counted:])
+            counted = len(spans.items)
         k = bisect.bisect_right(starts, i) - 1
         if k >= 0 and covered[starts[k]] > i:
             continue  # ("…sfsklíčparola=…": "klíč" begins in the token, "parola" is the label)
