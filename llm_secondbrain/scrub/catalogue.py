@@ -1194,7 +1194,7 @@ DETECTORS: tuple[Rule, ...] = (
             pattern=r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,}?)\}", group=1,
     examples=('<secret>{⟦AQAAABAAAAAQ{b64:44}=⟧}</secret>',)),
     # (rase: phrase, frase)
-    Reader("personal", "personal", keywords=("code", "pin", "seed", "rase", "keypad", "lockbox", "key box", "key safe",
+    Reader("personal", "personal", keywords=("code", "pin", "puk", "seed", "rase", "keypad", "lockbox", "key box", "key safe",
                                              "combination") + RECOVERY_CODE_WORDS),
     Reader("email", "email", keywords=("@",), optional="strip_emails"),
 )
@@ -1250,7 +1250,15 @@ READER_RULES: tuple[Rule, ...] = (
             '**PIN:** ⟦4921⟧',
             '{"pin": "⟦4921⟧"}',
             'PIN-kode til kortet: ⟦4921⟧',
+            'SIM PUK: ⟦06612885⟧',
         )),
+    Reader("pin-column", "pin",
+        examples=(
+            '| Card | PIN |\n|---|---|\n| Visa | ⟦4921⟧ |',
+            'iccid,msisdn,pin,puk\n8949754222100538917,+49 151 7543888,⟦2481⟧,⟦06612885⟧',
+            'Door\tDoor code\nFront\t⟦55123⟧#',
+        ),
+        counter=('| Pin | Function |\n|---|---|\n| 13 | LED |', '| Building code | Year |\n|---|---|\n| IBC | 2018 |')),
     Reader("lock-code", "pin",
         examples=(
             'door code is ⟦55123⟧#',

@@ -3,8 +3,8 @@
 These are what people keep in their own notes, and the scrubber's other rules cannot see them:
 they are words or a few digits, with none of the entropy or vendor shape a token rule looks for.
 Only a label says they are secrets ("seed phrase:", "backup codes", "PIN:", "door code is"), so
-each rule here reads a label first and then the short value or list right after it, never the
-whole document again. A BitLocker recovery key is the exception: its shape alone gives it away,
+each rule here reads a label first and then the short value or list right after it (or, for a
+table's header, the cells under it), never the whole document again. A BitLocker recovery key is the exception: its shape alone gives it away,
 and the token scan, which sees every long run of digits and dashes anyway, asks about it.
 
 Every pattern is bounded and reads forward from where the last one stopped: the scan stays linear.
@@ -15,13 +15,14 @@ import re
 
 from .catalogue import RECOVERY_CODE_PARTS, RECOVERY_CODE_WORDS
 from .patterns import compiled
+from .tables import csv_cells, delimited_cells, markdown_cells
 
 
 def personal(text: str, low: str, spans) -> None:
     """Add the spans of seed phrases, backup codes, PINs and door codes (``low`` is ``text``
     lower-cased, of the same length).
 
-    Every label holds "seed", "phrase" (or "frase"), "code" or "pin", or is a word of
+    Every label holds "seed", "phrase" (or "frase"), "code", "pin" or "puk", or is a word of
     catalogue.RECOVERY_CODE_WORDS: the scrubber calls this only when one of them is in the text,
     and here each is looked for once.
     """
@@ -42,9 +43,11 @@ def personal(text: str, low: str, spans) -> None:
                        for i in _find_all(low, w) if _opens_word(low, i) or not low[i - 1].isascii())
     if elsewhere:
         _backup_codes(text, low, elsewhere, spans)
-    pin = [i for i in _find_all(low, "pin") if _opens_word(low, i) and _pin_word(low, i)]
+    pin = sorted(i for w in ("pin", "puk") for i in _find_all(low, w) if _opens_word(low, i) and _pin_word(low, i))
     if pin:  # (not "spin", "mapping", "pinned")
         _labelled_numbers(text, low, pin, _PIN_LABEL, _PIN_VALUE, spans, "pin")
+    if pin or code or device:
+        _number_columns(text, low, sorted({*pin, *code, *device}), spans)
 
 
 _LOCK_DEVICES = ("keypad", "padlock", "lockbox", "key box", "key-box", "keybox", "key safe", "key-safe", "keysafe",
@@ -259,7 +262,7 @@ def _has_digit(code: str) -> bool:
 # pin and "pin the version to 2024" a verb. "code" is a label only after what it opens.
 _PIN_LABEL = (
     r"(?<![a-z0-9_])(?:(?P<owner>sim|card|bank|debit|credit|atm|visa|phone|iphone|ipad|bankkort)[ -]?)?"
-    r"pin\d?(?P<suffix>[ -]?(?:code|kode|nummer|number))?(?![a-z0-9_])")
+    r"(?:pin|puk)\d?(?P<suffix>[ -]?(?:code|kode|nummer|number))?(?![a-z0-9_])")
 # ("building code" and "entry code" name rules and programs too, and a lock named alone ("Garage
 # keypad: 5332", "Safe combination: 12-34-56") may be followed by its model: those need a ':' or 'is')
 _LOCK_LABEL = (
@@ -292,6 +295,41 @@ def _labelled_numbers(text: str, low: str, hits: list[int], label: str, value: s
                 spans.add(v.start(1), v.end(1), "pin", text, rule)
 
 
+def _number_columns(text: str, low: str, hits: list[int], spans) -> None:
+    """The cells of a table's PIN or door-code column ("| Card | PIN |", a SIM card's
+    "iccid,msisdn,pin,puk", "Door code" over a tab-separated row): the header is the label,
+    as "PIN:" is before a value, and each cell is judged as that label's value would be. A
+    header that only names a lock ("Keypad") or a code that is also a rule ("Building code")
+    needs a ':' in prose and says too little over a column of model numbers and years."""
+    lines = sorted({low.rfind("\n", 0, i) + 1 for i in hits})
+    cells = list(markdown_cells(text, lambda hb, he: any(hb <= i < he for i in hits), _number_column))
+    done = -1
+    for bol in lines:
+        if bol <= done:
+            continue  # (a header among the rows just read)
+        eol = low.find("\n", bol)
+        line = low[bol:eol if eol >= 0 else len(low)]
+        read = csv_cells if line.count(",") >= 2 or line.count(";") >= 2 else delimited_cells
+        found, done = read(text, bol, _number_column)
+        cells += found
+    for value, s, e in cells:
+        while e - s > 2 and low[s] == low[e - 1] and low[s] in "`*":  # ('`4921`', '**4921**')
+            s, e = s + 1, e - 1
+        v = compiled(value).match(low, s, e)
+        if v is not None and low[v.end(1):e].strip("#* ") == "" and not _trivial(v.group(1)):
+            spans.add(v.start(1), v.end(1), "pin", text, "pin-column")
+
+
+def _number_column(name: str) -> str | None:
+    """The pattern of a value under this table header (`tables._header`: spaces made '_') when it
+    names a PIN or a lock's code."""
+    words = name.strip("*_`").replace("_", " ").lower()
+    if compiled(_PIN_LABEL).fullmatch(words) is not None:
+        return _PIN_VALUE
+    m = compiled(_LOCK_LABEL).fullmatch(words)
+    return _LOCK_VALUE if m is not None and m["weak"] is None and m["device"] is None else None
+
+
 def _bare_label_ok(text: str, m: re.Match) -> bool:
     """May the value follow the label after a mere space ("card pin 8812", "gate code 1987")?
 
@@ -302,7 +340,7 @@ def _bare_label_ok(text: str, m: re.Match) -> bool:
     groups = m.groupdict()
     if "weak" in groups:
         return groups["weak"] is None and groups["device"] is None
-    return bool(groups["owner"] or groups["suffix"]) or text.startswith("PIN", m.start())
+    return bool(groups["owner"] or groups["suffix"]) or text.startswith(("PIN", "PUK"), m.start())
 
 
 def _trivial(v: str) -> bool:
