@@ -1032,7 +1032,9 @@ DETECTORS: tuple[Rule, ...] = (
     Reader("cli-p-flag", "cli_password", keywords=("-p",),
         examples=(
             'psexec -u DOMAIN\\admin -p ⟦Vinter2026!x⟧\\fx166 cmd',
-            'zip -P Vinter2026!x backup.zip notes.txt\nsshpass -p ⟦Vinter2026!y⟧ ssh host',
+            'zip -P ⟦Vinter2026!x⟧ backup.zip notes.txt\nsshpass -p ⟦Vinter2026!y⟧ ssh host',
+            'unzip -P ⟦{alnum:12}⟧ backup.zip',
+            'ipmitool -I lanplus -H 10.0.0.9 -U admin -P ⟦{alnum:12}⟧ chassis power status',
             "mysql -uroot -p'⟦{alnum:12}!⟧' shop < dump.sql",
             'alias db="mysql -uroot -p⟦{alnum:12}⟧"',  # a command inside quotes, brackets, $( )
             'x=$(sshpass -p ⟦{alnum:12}⟧ ssh host uptime)',
@@ -1612,6 +1614,8 @@ AUTH_SCHEMES = frozenset("bearer basic token bot ssws digest negotiate ntlm apik
 
 WEB_SCHEMES = frozenset("http https ftp ftps sftp ws wss git ssh smtp smtps imap imaps".split())
 CLI_TOOLS_GLUED = ("mysql", "mysqldump", "mariadb", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlshow", "mysqlpump", "7z", "7za", "rar", "unrar")
+# -P and a space: SQL Server's tools, zip's and unzip's archive password, ipmitool's
+CLI_TOOLS_CAPITAL_P = ("sqlcmd", "bcp", "osql", "isql", "zip", "unzip", "ipmitool")
 CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 PROSE_CONNECTORS = frozenset(
     "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .catalogue import CLI_TOOLS_GLUED, CLI_TOOLS_SPACED, CREDENTIAL_CALLS, DEFAULT_PASSWORDS, WEB_SCHEMES
+from .catalogue import CLI_TOOLS_CAPITAL_P, CLI_TOOLS_GLUED, CLI_TOOLS_SPACED, CREDENTIAL_CALLS, DEFAULT_PASSWORDS, WEB_SCHEMES
 from .filters import _MARK, _cli_value_ok, _entropy_ok, _is_reference, _pw_shape, _url_placeholder
 from .labels import _line_of
 from .patterns import lazy
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 # the words before a flag: a command written inside quotes, brackets or an assignment is the same
 # command ('alias db="mysql -uroot -p…"', '$(mysql …)', 'command: ["redis-server", …]', 'x=mysql …')
 _SPLIT = lazy(r"[\s/\"'`()$=\[\],;]+")
-_CLI_TOOLS_CAPITAL_P = frozenset(("sqlcmd", "bcp", "osql", "isql"))  # SQL Server's tools: -P password
 _USER_FLAG = lazy(r"(?<![\w-])(?:-u|--user(?:name)?|-U)[ \t=]+(?!-)\S")  # (with a user: "cp -u -p" updates)
 
 
@@ -102,7 +101,8 @@ def _unquote(v: str, s: int) -> tuple[str, int]:
 
 
 def _cli_p(text: str, low: str, spans: _Spans) -> None:
-    """-p: a password where the command is one that takes it so (mysql, sshpass, docker login)."""
+    """-p: a password where the command is one that takes it so (mysql, sshpass, docker login);
+    -P where it is the password's flag (sqlcmd, zip, ipmitool)."""
     for m in _CLI_P.finditer(text):
         bol = low.rfind("\n", max(0, m.start() - 200), m.start()) + 1
         head = low[max(bol, m.start() - 200):m.start()]
@@ -113,7 +113,7 @@ def _cli_p(text: str, low: str, spans: _Spans) -> None:
         words = set(_SPLIT.split(head))
         ok = False
         if text[m.start() + 1] == "P":
-            ok = not glued and bool(words.intersection(_CLI_TOOLS_CAPITAL_P))
+            ok = not glued and bool(words.intersection(CLI_TOOLS_CAPITAL_P))
         elif glued and words.intersection(CLI_TOOLS_GLUED):
             ok = True
         elif not glued and (words.intersection(CLI_TOOLS_SPACED) or _USER_FLAG.search(head)):
