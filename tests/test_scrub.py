@@ -130,7 +130,7 @@ _FRAGMENTS = POSITIVES[::7] + [fill(t, t)[0] for t in catalogue.STAYS[::5]] + [
     " est ", " — ", "?\n[09:00] Bo: ", "# ", "Kq7#x9Lm", "Chaton_Gris_88",
     # text written otherwise (fold.py): invisible characters, full-width forms, escapes, paragraphs
     "\u200b", "\u00ad", "\ufeff", "Ｐａｓｓｗｏｒｄ：", "Ｋｑ７＃ｘ９", "%3D", "%21", "%2", "\n\n",
-    "&amp;", "&#106;", "\\u30d1\\u30b9", "<code>", "\u202f",
+    "&amp;", "&#106;", "\\u30d1\\u30b9", "<code>", "\u202f", "<tr><th>", "</td>\n<td>", "</tr>",
 ]
 _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), max_size=12).map("".join)
 

@@ -1002,6 +1002,9 @@ DETECTORS: tuple[Rule, ...] = (
         'Service | User | Password\nNAS | admin | ⟦Kd8vPq2xLm7!⟧\n',  # the rows the HTML and DOCX readers write
         'host\tuser\tpassword\nnas\tadmin\t⟦Kd8vPq2xLm8!⟧\nweb\troot\t⟦Fjell!99x⟧\n',
         '| Service | Password |\n| Ruter | ⟦Hytta2024⟧ |\n',
+        # an HTML table pasted into a note (fold.py reads it as the table it shows)
+        '<table class="wifi">\n  <tr><th>SSID</th><th>Password</th></tr>\n  <tr><td>Gast</td><td>⟦{alnum:12}⟧</td></tr>\n</table>',
+        '<table>\n<tr>\n  <th>Host</th>\n  <th>Passwort</th>\n</tr>\n<tr>\n  <td>NAS</td>\n  <td>⟦{alnum:10}!x⟧</td>\n</tr>\n</table>',
     )),
     Reader("csv-column", "label", keywords=(",", ";"),
     examples=(

@@ -8,7 +8,9 @@ A secret can be written so that a person reads it and a pattern does not:
 - spaces that do not break (`Mot de passe\u202f:`, as French typography writes it);
 - full-width letters, digits and signs (U+FF01-FF5E), which Japanese and Chinese input methods
   type: `パスワード：Ｈｙｔｔａ２０２４！`, `ＡＰＩキー：ｓｋ－…`;
-- inline HTML around a value, in Markdown or a pasted page (`Password: <code>…</code>`);
+- inline HTML around a value, in Markdown or a pasted page (`Password: <code>…</code>`), and an
+  HTML table pasted into a note, read as the table it shows: each row a line, its cells cut by
+  `|` (`<tr><th>SSID</th><th>Password</th></tr>` is ` | SSID | Password | `), a `<br>` a line break;
 - escapes, as the text's format writes a character: a URL's, a log's or a form body's percent-
   escapes (`next=%2Fcb%3Faccess_token%3Dghp_…`, `%E5%AF%86%E7%A0%81=…`), HTML's character
   references in a pasted or saved page (`<b>Nordlicht55&amp;</b>`, `&#106;&#117;…`), and JSON's
@@ -41,7 +43,9 @@ _U_ESCAPE = r"\\u[0-9A-Fa-f]{4}"
 # ("Password: <code>…</code>", "<b>…</b>", "<span style=…>…</span>"), dropped
 _TAG_NAMES = "b|strong|i|em|u|s|code|kbd|samp|tt|var|mark|span|font|small|big"
 _TAG = f"(?:{_TAG_NAMES})(?:[ \t][^<>\n]*)?>"
-_FOLD = lazy(f"[{_INVISIBLE}{_SPACES}\uff01-\uff5e]|{_PERCENT}|{_REFERENCE}|{_U_ESCAPE}|</?{_TAG}")
+# a table's tags, with the blanks and line breaks between two of them (a row written over lines)
+_TABLE_TAG = r"</?(?:table|thead|tbody|tfoot|tr|th|td)(?:[ \t][^<>\n]*)?>(?:\s*(?=</?t[a-z]*[ \t>]))?|<br[ \t]*/?>"
+_FOLD = lazy(f"[{_INVISIBLE}{_SPACES}\uff01-\uff5e]|{_PERCENT}|{_REFERENCE}|{_U_ESCAPE}|</?{_TAG}|{_TABLE_TAG}")
 # What makes the lines around it worth reading again: an invisible character, a narrow or thin space that
 # does not break, a full-width letter or digit, or an escape that may hide part of a secret (see
 # _worth). Not what real text is full of and the rules already read: a no-break space (U+00A0,
@@ -58,6 +62,11 @@ def _read(c: str) -> str | None:
     control character, of bytes that are no UTF-8, an unknown reference)."""
     first = c[0]
     if first == "<":
+        tag = c[1:4].lower()
+        if tag in ("tr>", "tr ", "br>", "br ", "br/"):
+            return "\n"  # (a row, a line)
+        if tag[:2] in ("td", "th") and tag[2:] in (">", " ", "\t") or tag == "/tr":
+            return " | "  # (a cell opens, a row ends)
         return ""
     if len(c) == 1:
         if "\uff01" <= first:
@@ -99,6 +108,17 @@ def _worth(text: str, a: int, b: int, read: str) -> bool:
     return read.isalpha() and text.startswith("\\u", b)
 
 
+def _table_cells(text: str) -> list[int]:
+    """Where the tags of an HTML table with a header row are, from its first header cell
+    (`<th>`) on: each line of the table is read again, as one table."""
+    first = _HEADER_CELL.search(text)
+    if first is None:
+        return []
+    return [m.start() for m in _CELL.finditer(text, first.start())]
+
+
+_HEADER_CELL = lazy(r"<[tT][hH][ \t>]")
+_CELL = lazy(r"(?i)</?t(?:[dhr]|head|body|foot)[ \t>]")
 _ESCAPED = frozenset("&<>\"'")
 _SPACE_SET = frozenset(_SPACES)
 _SPACE_MAP = {ord(c): " " for c in _SPACE_SET}
@@ -190,6 +210,7 @@ def view(text: str) -> View | None:
             continue
         if first == "<":  # a tag that opens a value or closes a label: right after a ':' or a '=' and blanks
             at += [m.start() for m in rx.finditer(text) if text[max(0, m.start() - 3):m.start()].rstrip(" \t")[-1:] in (":", "=")]
+            at += _table_cells(text)
         else:
             for m in rx.finditer(text):
                 read = _read(m.group())
