@@ -44,7 +44,7 @@ _U_ESCAPE = r"\\u[0-9A-Fa-f]{4}"
 _TAG_NAMES = "b|strong|i|em|u|s|code|kbd|samp|tt|var|mark|span|font|small|big"
 _TAG = f"(?:{_TAG_NAMES})(?:[ \t][^<>\n]*)?>"
 # a table's tags, with the blanks and line breaks between two of them (a row written over lines)
-_TABLE_TAG = r"</?(?:table|thead|tbody|tfoot|tr|th|td)(?:[ \t][^<>\n]*)?>(?:\s*(?=</?t[a-z]*[ \t>]))?|<br[ \t]*/?>"
+_TABLE_TAG = r"(?i:</?(?:table|thead|tbody|tfoot|tr|th|td)(?:[ \t][^<>\n]*)?>(?:\s*(?=</?t[a-z]*[ \t>]))?|<br[ \t]*/?>)"
 _FOLD = lazy(f"[{_INVISIBLE}{_SPACES}\uff01-\uff5e]|{_PERCENT}|{_REFERENCE}|{_U_ESCAPE}|</?{_TAG}|{_TABLE_TAG}")
 # What makes the lines around it worth reading again: an invisible character, a narrow or thin space that
 # does not break, a full-width letter or digit, or an escape that may hide part of a secret (see
