@@ -1075,6 +1075,18 @@ DETECTORS: tuple[Rule, ...] = (
         examples=('net user svc_backup ⟦{alnum:12}!⟧ /add',)),
     Reader("net-use", "cli_password", keywords=("net use ",),
         examples=('net use Z: \\\\fs01\\share /user:CORP\\svc_backup ⟦{alnum:12}!⟧ /persistent:yes',)),
+    Reader("irc-identify", "password", keywords=("identify",),
+        examples=(
+            '[21:13] <kai> /msg NickServ IDENTIFY ⟦{alnum:14}%q⟧\n[21:13] -NickServ- You are now identified for kai.',
+            '/ns identify kai ⟦{alnum:12}⟧',
+        ),
+        counter=('Use /msg NickServ IDENTIFY to log in to your account again.', 'Type /msg NickServ IDENTIFY to login')),
+    Reader("openssl-k", "cli_password", keywords=("openssl",),
+        examples=('$ openssl enc -aes-256-cbc -pbkdf2 -k "⟦{alnum:9}\'x⟧" -in secrets.tar -out secrets.tar.enc',)),
+    Reader("freerdp-password", "cli_password", keywords=("freerdp",),
+        examples=('xfreerdp /v:10.0.0.4 /u:admin /p:⟦{alnum:12}!⟧ /cert:ignore',)),
+    Reader("lftp-user", "cli_password", keywords=("lftp",),
+        examples=("lftp -u backup,'⟦{alnum:12}!⟧' sftp://nas.local",)),
     Reader("session-cookie", "session_cookie", keywords=("cookie", " -b "),
         examples=(
             'Cookie: lang=en; sessionid=⟦{alnum:32}⟧; csrftoken=abc',

@@ -92,6 +92,15 @@ _PS_SECURE = lazy(r"(?i)convertto-securestring[ \t]+(?:-string[ \t]+)?(\"[^\"\n]
 _CLI_NETUSER = lazy(r"net(?<!\wnet)[ \t]+user[ \t]+(\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"/*]+)")
 # net use Z: \\server\share /user:DOMAIN\alice <password>: the password follows the user
 _CLI_NETUSE = lazy(r"(?i)\bnet[ \t]+use[ \t][^\n]*?/user:(?:\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"/*]+)")
+_ARG = r"(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"  # one argument, quoted or bare
+# IRC services: "/msg NickServ IDENTIFY [account] <password>", the command alone on its line (read
+# in the lower-cased text from each "identify", a word English text is full of)
+_IRC_IDENTIFY = lazy(r"identify[ \t]+(?:[^\s\"']+[ \t]+)?" + _ARG + r"[ \t]*\r?(?:\n|$)")
+_IRC_SERVICE = lazy(r"(?:^|[\s>:])(?:/?ns|nickserv)[ \t]+$")
+# openssl's -k <passphrase> (enc, the old way), FreeRDP's /p:<password>, lftp's -u user,<password>
+_OPENSSL_K = lazy(r"openssl(?<![\w-]openssl)(?![\w-])[^\n|;&]*?[ \t]-k[ \t]+" + _ARG)
+_FREERDP_P = lazy(r"(?i)freerdp[^\n|;&]*?[ \t]/p:" + _ARG)
+_LFTP_U = lazy(r"lftp(?<![\w-]lftp)(?![\w-])[^\n|;&]*?[ \t]-u[ \t]+(?:\"[^\"\n,]+\"|[^\s,\"']+)," + _ARG)
 
 
 def _unquote(v: str, s: int) -> tuple[str, int]:
@@ -167,6 +176,18 @@ def _cli_ldap(text: str, low: str, spans: _Spans) -> None:
             v, s = _unquote(m.group(1), m.start(1))
             if _cli_value_ok(v):
                 spans.add(s, s + len(v), "cli_password", text, "ldap-bind-password")
+
+
+def _irc_identify(text: str, low: str, spans: _Spans) -> None:
+    """The password after NickServ's IDENTIFY; not a word ("IDENTIFY to login", in a help text)."""
+    i = low.find("identify")
+    while i >= 0:
+        m = _IRC_IDENTIFY.match(low, i)
+        if m is not None and _IRC_SERVICE.search(low, max(0, i - 24), i) is not None:
+            v, s = _unquote(text[m.start(1):m.end(1)], m.start(1))
+            if _cli_value_ok(v) and not (v.isalpha() and (v.islower() or v.istitle())):
+                spans.add(s, s + len(v), "password", text, "irc-identify")
+        i = low.find("identify", i + 8)
 
 
 def _argument_reader(rx, group: int, kind: str, rule: str):
