@@ -883,6 +883,8 @@ LABEL_RULES: tuple[Rule, ...] = (
         'รหัสผ่านคือ ⟦Kq7{alnum:9}!⟧',
         'nova lozinka je ⟦Kq7{alnum:9}!⟧',
         'la parola d\'ordine è ⟦Kq7{alnum:9}!⟧',
+        'Parola de la wifi e ⟦Sarmale!{alnum:8}⟧ 😄',  # Romanian and Turkish write a bare "parola"
+        'Panele girerken kullanıcı adı depo, parola ⟦Cay-Demlik-{digits:2}⟧',
         'naujas slaptažodis yra ⟦Kq7{alnum:9}!⟧',
         'رمز عبور: ⟦Kq7{alnum:9}!⟧',
         'nova šifra za wifi je ⟦Kq7{alnum:9}!⟧',
@@ -916,7 +918,8 @@ LABEL_RULES: tuple[Rule, ...] = (
                'Sprint42 — password reset flow redesign',
                'Le champ du mot de passe s\'appelle "mdp_saisie2".',
                'Пароль хранится в файле «доступ2024.kdbx».',
-               'Parola: Covid19 (nuova voce del dizionario)',
+               'Parola: Covid19 (nuova voce del dizionario)', 'Nuova parola: smart-working2',
+               'Cerca la parola Roma2024 nel testo',
                'Palabras clave: covid19, sars-cov-2',
                '密码是2024年3月改的。',
                'パスワード（8〜64文字）',
@@ -1374,7 +1377,11 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("шифр", r"шифр(?:а|е|у|ом)", "password"),
     ("şifre", r"şifre(?:si|niz|m)?", "password"),  # Turkish
     ("sifre", r"sifre(?:si|niz|m)?", "password"),
-    ("parol", r"parola(?:sı|si)|parolă|parola d'ordine", "password"),  # Turkish, Romanian, Italian (a bare "parola" is a word)
+    # Turkish, Romanian, Italian: a bare "parola" is the password in Turkish and Romanian ("parola
+    # contului: …", "și parola …"), and a word in Italian, which writes it after an article or a
+    # preposition, as "parola chiave", or as a dictionary's label ("Parola: Covid19")
+    ("parol", r"parola(?:sı|si)|parolă|parola d'ordine|(?<!la )(?<!una )(?<!ogni )(?<!sola )(?<!della )(?<!nella )"
+              r"(?<!alla )(?<!sulla )(?<!dalla )(?<!questa )(?<!quella )parola(?! chiave)(?![ \t]*:)", "password"),
     ("lozink", r"lozink(?:om|[aeiu])", "password"),  # Croatian, Serbian, Bosnian
     ("gesl", r"gesl[oa]", "password"),  # Slovenian
     ("parool", r"parool(?:i)?", "password"),  # Estonian
