@@ -127,3 +127,20 @@ def test_the_catalogue_holds_one_rule_per_id_and_the_prefilter_reads_its_keyword
 def test_what_no_rule_may_change_stays(template):
     text, _ = fill(template, template)
     assert scrub(text) == text
+
+
+def test_every_word_of_the_label_vocabulary_is_read_as_a_label():
+    """A word the catalogue lists is of no use where the label scan never finds it: each password
+    word, foreign key word (beside "api") and head-first word is read as a label, as written, in
+    capitals and after a prefix ("db_…"), and its value is redacted."""
+    pw, key = fill("{alnum:10}!x", "vocabulary")[0], fill("{alnum:32}", "vocabulary")[0]
+    kept = []
+    for word in sorted(catalogue.PASSWORD_WORDS):
+        for form in (word, word.upper()):
+            kept += [t for t in (f"{form}: {pw}", f'{form} = "{pw}"', f"db_{form}: {pw}") if pw in scrub(t)]
+    for word in sorted(catalogue.FOREIGN_KEY_WORDS):
+        for form in (word, word.upper()):
+            kept += [t for t in (f"api_{form}: {key}", f'{form}_api = "{key}"') if key in scrub(t)]
+    for word in sorted(catalogue.HEAD_FIRST_PASSWORD_WORDS):
+        kept += [t for t in (f'{word}_bd = "{pw}"', f'{word.upper()}_BD = "{pw}"') if pw in scrub(t)]
+    assert not kept

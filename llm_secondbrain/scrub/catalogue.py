@@ -877,7 +877,7 @@ LABEL_RULES: tuple[Rule, ...] = (
         'Ο κωδικός είναι ⟦Kq7{alnum:9}!⟧',
         'كلمة المرور: ⟦Kq7{alnum:9}!⟧',
         'הסיסמה היא ⟦Kq7{alnum:9}!⟧',
-        'पासवर्ड: ⟦Kq7{alnum:9}!⟧',
+        'वाईफाई का पासवर्ड है ⟦Kq7{alnum:9}!⟧',
         'Mật khẩu là ⟦Kq7{alnum:9}!⟧',
         'kata sandi: ⟦Kq7{alnum:9}!⟧',
         'รหัสผ่านคือ ⟦Kq7{alnum:9}!⟧',
@@ -1308,7 +1308,7 @@ PASSWORD_WORDS = frozenset(
     # other languages', as an identifier writes them (mot_de_passe, contraseña_bd, HASLO_BD, mat_khau)
     "contrasenya contrasinal wagwoord parool lozinka geslo slaptazodis slaptažodis sifre şifre matkhau "
     "mậtkhẩu katasandi katalaluan hesla jelszó jelszavak lykilord lykilorð пароль парола лозинка κωδικός "
-    "κωδικοσ كلمةالمرور رمزعبور סיסמה סיסמא पासवर्ड รหัสผ่าน 密码 密碼 パスワード 비밀번호 암호 비번".split())
+    "κωδικοσ κωδικος كلمةالمرور رمزعبور סיסמה סיסמא पासवर्ड รหัสผ่าน 密码 密碼 パスワード 비밀번호 암호 비번".split())
 # a key's word in other languages: a bare key (judged as "key" is), an API key beside "api"
 # (CHIAVE_API, API_KLUC, kunci_api)
 FOREIGN_KEY_WORDS = frozenset(
@@ -1386,12 +1386,15 @@ SECRET_WORDS_ELSEWHERE: tuple[tuple[str, str, str], ...] = (
     ("gesl", r"gesl[oa]", "password"),  # Slovenian
     ("parool", r"parool(?:i)?", "password"),  # Estonian
     ("slaptažod", r"slaptažod(?:is|į|žio)", "password"),  # Lithuanian
+    ("slaptazod", r"slaptazod(?:is|i|zio)", "password"),
     ("lykilorð", r"lykilorð(?:ið)?", "password"),  # Icelandic
+    ("lykilord", r"lykilord(?:id)?", "password"),
     ("pasahitz", r"pasahitza?", "password"),  # Basque
     ("cyfrinair", r"cyfrinair", "password"),  # Welsh
     ("fjalëkalim", r"fjalëkalim(?:i)?", "password"),  # Albanian
     ("nenosiri", r"nenosiri", "password"),  # Swahili
     ("mật khẩu", r"mật khẩu", "password"),  # Vietnamese
+    ("mậtkhẩu", r"mậtkhẩu", "password"),
     ("kata sandi", r"kata sandi(?:nya)?", "password"),  # Indonesian
     ("kata laluan", r"kata laluan", "password"),  # Malay
     ("парол", r"парол[а-яё]*", "password"),  # Russian, Ukrainian, Bulgarian

@@ -35,14 +35,30 @@ from .tables import csv_cells, delimited_cells, markdown_cells
 if TYPE_CHECKING:
     from .engine import _Spans
 
-# an identifier's words: a run of capitals (HTTPServer's HTTP), a capital and its small letters, or
-# any other run of letters (κλειδί, пароль, 密码)
-_COMP_RE = lazy(r"[A-Z]+(?![^\W\dA-Z_])|[A-Z]?[^\W\dA-Z_]+")
+# the marks that write a vowel or an accent on a letter (पासवर्ड, รหัสผ่าน), which \w leaves out
+_MARKS = "\u0300-\u036f\u0900-\u0dff\u0e31-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
+_LETTERS = lazy(rf"[^\W\d_](?:[^\W\d_]|[{_MARKS}])*")
 
+
+def _components(ident: str) -> list[str]:
+    """An identifier's words: a run of capitals (HTTPServer's HTTP), a capital and its small
+    letters, or any other run of letters (κλειδί, пароль, 密码), in every script that has
+    capitals (KLÍČ_API, NØGLE_API), where a pattern's [A-Z] knows only ASCII's."""
+    out = []
+    for run in _LETTERS.findall(ident):
+        start = 0
+        for j in range(1, len(run)):
+            a, b = run[j - 1], run[j]
+            if (b.isupper() and not a.isupper()) or (
+                    a.isupper() and b.isupper() and j + 1 < len(run) and run[j + 1].islower()):
+                out.append(run[start:j])
+                start = j
+        out.append(run[start:])
+    return out
 
 
 def _label_class(ident: str) -> int:
-    comps = [c.lower() for c in _COMP_RE.findall(ident)]
+    comps = [c.lower() for c in _components(ident)]
     if not comps:
         return _NOT
     if "api" in comps[-2:] and not FOREIGN_KEY_WORDS.isdisjoint(comps[-2:]):
@@ -354,7 +370,8 @@ LABEL_STEMS = ("pass", "pw", "psk", "pat", "secret", "sig", "sleutel", "schlüss
                # (the second word of kata_laluan, kata_sandi, mat_khau: PASSWORD_WORDS joins them)
                "laluan", "sandi", "khau", "khẩu", "geheim", "segret", "sekret",
                # (other languages' words as identifiers write them: HEAD_FIRST_*)
-               "parol", "chiave", "chave", "klucz", "klyuch", "kljuch", "kluch", "cle_", "cle-",
+               "parol", "chiave", "chave", "klucz", "klyuch", "kljuch", "kluch", "cle_", "cle-", "_cle", "-cle",
+               "schluessel", "kodikos",
                "kleidi", "miftah", "kelid")
 SCAN_STEMS = tuple(dict.fromkeys((*LABEL_STEMS, *(stem for stem, _, _ in SECRET_WORDS_ELSEWHERE))))
 _STEM_AT_END = frozenset(("pat",))
@@ -419,7 +436,7 @@ _KEY_WORDS = {stem: lazy(forms) for stem, forms, kind in SECRET_WORDS_ELSEWHERE 
 _KEY_WORDS_KIND = {stem: kind for stem, _, kind in SECRET_WORDS_ELSEWHERE if kind != "password"}
 
 
-_IDRUN = lazy(r"[\w.\-]{0,49}")
+_IDRUN = lazy(rf"[\w.\-{_MARKS}]{{0,49}}")
 _NAME_BEFORE = lazy(r"(?:key|name|id)[\"']?\s*[:=]\s*[\"']?$", re.I)
 # (the blanks around the comma are one run when there is no comma: "\s*,?\s*" would split a run of
 # blanks in two every way there is, quadratic in its length when no "value" follows)
@@ -1180,7 +1197,7 @@ def _commented(text: str, low: str, spans: _Spans) -> None:
         if vm is None or _LINE_REST.match(text, vm.end()) is None:
             continue  # (an expression: "cleartext = asn1code + hash_value" is code, not a setting)
         if _label_info(name)[0] != _NOT or not _NOT_SECRET_PART.isdisjoint(
-                c.lower() for c in _COMP_RE.findall(name)):
+                c.lower() for c in _components(name)):
             continue  # (a label the label rules read, or a user, a host, a port)
         g = vm.lastindex if vm.lastindex != 1 else 2
         v, vs = vm.group(g), vm.start(g)
