@@ -177,6 +177,8 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
     found = list(_WORD.finditer(text, bol, i))
     if found and found[-1].end() >= i:
         found.pop()  # (the password word's own head, glued before it: "вход" in "входпароль")
+    if found and found[0].start() == bol and bol > 0 and not text[bol - 1].isspace():
+        found.pop(0)  # (the tail of a word the reach cut, not a word)
     for k in sorted({0, 1, len(found) - 2, len(found) - 1}):  # (the sentence's opening, the password word's side)
         if k < 0 or k >= len(found):
             continue
