@@ -109,15 +109,28 @@ def _worth(text: str, a: int, b: int, read: str) -> bool:
 
 
 def _table_cells(text: str) -> list[int]:
-    """Where the tags of an HTML table with a header row are, from its first header cell
-    (`<th>`) on: each line of the table is read again, as one table."""
-    first = _HEADER_CELL.search(text)
-    if first is None:
-        return []
-    return [m.start() for m in _CELL.finditer(text, first.start())]
+    """Where the tags of each HTML table are whose header row (`<th>` cells) names a secret's or a
+    PIN's column: each line of such a table, from its header to `</table>`, is read again, as
+    one table. A table of other things (a changelog's index of versions) is passed over."""
+    from .labels import _HEADER_STEM
+
+    out: list[int] = []
+    head = _HEADER_CELL.search(text)
+    while head is not None:
+        row_end = _ROW_END.search(text, head.start(), head.start() + _HEADER_REACH)
+        row = text[head.start():row_end.start() if row_end else head.start() + _HEADER_REACH].lower()
+        end = _TABLE_END.search(text, head.start())
+        stop = end.end() if end is not None else len(text)
+        if _HEADER_STEM.search(row) is not None or any(w in row for w in ("pin", "puk", "code")):
+            out += [m.start() for m in _CELL.finditer(text, head.start(), stop)]
+        head = _HEADER_CELL.search(text, stop)
+    return out
 
 
+_HEADER_REACH = 2000  # how far a header row is read for its column names
 _HEADER_CELL = lazy(r"<[tT][hH][ \t>]")
+_ROW_END = lazy(r"(?i)</tr\s*>")
+_TABLE_END = lazy(r"(?i)</table\s*>")
 _CELL = lazy(r"(?i)</?t(?:[dhr]|head|body|foot)[ \t>]")
 _ESCAPED = frozenset("&<>\"'")
 _SPACE_SET = frozenset(_SPACES)

@@ -15,7 +15,7 @@ import re
 
 from .catalogue import RECOVERY_CODE_PARTS, RECOVERY_CODE_WORDS
 from .patterns import compiled
-from .tables import csv_cells, delimited_cells, markdown_cells
+from .tables import csv_cells, delimited_cells, markdown_cells_at
 
 
 def personal(text: str, low: str, spans) -> None:
@@ -301,16 +301,21 @@ def _number_columns(text: str, low: str, hits: list[int], spans) -> None:
     as "PIN:" is before a value, and each cell is judged as that label's value would be. A
     header that only names a lock ("Keypad") or a code that is also a rule ("Building code")
     needs a ':' in prose and says too little over a column of model numbers and years."""
-    lines = sorted({low.rfind("\n", 0, i) + 1 for i in hits})
-    cells = list(markdown_cells(text, lambda hb, he: any(hb <= i < he for i in hits), _number_column))
+    cells: list = []
     done = -1
-    for bol in lines:
+    for bol in sorted({low.rfind("\n", 0, i) + 1 for i in hits}):
         if bol <= done:
             continue  # (a header among the rows just read)
         eol = low.find("\n", bol)
         line = low[bol:eol if eol >= 0 else len(low)]
-        read = csv_cells if line.count(",") >= 2 or line.count(";") >= 2 else delimited_cells
-        found, done = read(text, bol, _number_column)
+        if "|" in line:
+            found, done = markdown_cells_at(text, bol, _number_column)
+            if not found:
+                found, done = delimited_cells(text, bol, _number_column)
+        elif line.count(",") >= 2 or line.count(";") >= 2:
+            found, done = csv_cells(text, bol, _number_column)
+        else:
+            found, done = delimited_cells(text, bol, _number_column)
         cells += found
     for value, s, e in cells:
         while e - s > 2 and low[s] == low[e - 1] and low[s] in "`*":  # ('`4921`', '**4921**')

@@ -76,36 +76,56 @@ def markdown_cells(text: str, hint: Callable[[int, int], bool],
         if table.start() < resume:
             continue
         hb, he = _line_at(text, table.start())
-        if not hint(hb, he):
-            continue
-        header = _pipe_cells(text, hb, he)
-        if not 1 < len(header) <= _MAX_COLUMNS:
-            continue
-        labels = {}
-        for col, (s, e) in enumerate(header):
-            name = _header(text[s:e])
-            if compiled(_HEADER_NAME).fullmatch(name):
-                said = is_label(name)
-                if said:
-                    labels[col] = said
-        if not labels:
-            continue
-        pos = table.end() + 1
-        for _ in range(_MAX_ROWS):
-            if pos >= len(text):
-                break
-            bol, eol = _line_at(text, pos)
-            if "|" not in text[bol:eol]:
-                break
-            cells = _pipe_cells(text, bol, eol)
-            if len(cells) == len(header):  # (a row that lost or gained a cell cannot be placed)
-                for col, said in labels.items():
-                    s, e = cells[col]
-                    if e > s:
-                        yield said, s, e
-            resume = eol
-            nl = text.find("\n", eol)
-            pos = nl + 1 if nl >= 0 else len(text)
+        if hint(hb, he):
+            cells, end = _markdown_rows(text, table, is_label)
+            resume = max(resume, end)
+            yield from cells
+
+
+def markdown_cells_at(text: str, at: int, is_label: Callable[[str], object]
+                      ) -> tuple[list[tuple[object, int, int]], int]:
+    """The cells under is_label's columns of the Markdown table whose header is the line
+    holding position at, if it heads one (`markdown_cells` without a search of the whole
+    text); and where the rows read end."""
+    bol = text.rfind("\n", 0, at) + 1
+    table = compiled(_TABLE).match(text, bol)
+    return _markdown_rows(text, table, is_label) if table is not None else ([], bol)
+
+
+def _markdown_rows(text: str, table, is_label: Callable[[str], object]
+                   ) -> tuple[list[tuple[object, int, int]], int]:
+    """The cells under is_label's columns of the Markdown table matched by `table` (its header
+    and delimiter row); and where the rows read end."""
+    hb, he = _line_at(text, table.start())
+    header = _pipe_cells(text, hb, he)
+    if not 1 < len(header) <= _MAX_COLUMNS:
+        return [], table.end()
+    labels = {}
+    for col, (s, e) in enumerate(header):
+        name = _header(text[s:e])
+        if compiled(_HEADER_NAME).fullmatch(name):
+            said = is_label(name)
+            if said:
+                labels[col] = said
+    out: list[tuple[object, int, int]] = []
+    resume = table.end()
+    pos = table.end() + 1
+    for _ in range(_MAX_ROWS if labels else 0):
+        if pos >= len(text):
+            break
+        bol, eol = _line_at(text, pos)
+        if "|" not in text[bol:eol]:
+            break
+        cells = _pipe_cells(text, bol, eol)
+        if len(cells) == len(header):  # (a row that lost or gained a cell cannot be placed)
+            for col, said in labels.items():
+                s, e = cells[col]
+                if e > s:
+                    out.append((said, s, e))
+        resume = eol
+        nl = text.find("\n", eol)
+        pos = nl + 1 if nl >= 0 else len(text)
+    return out, resume
 
 
 def _tab_cells(text: str, bol: int, eol: int) -> list[tuple[int, int]]:
