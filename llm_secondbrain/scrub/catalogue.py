@@ -1130,13 +1130,19 @@ DETECTORS: tuple[Rule, ...] = (
             examples=(
                 'alice:⟦$apr1${lower:8}${b64x:22}⟧\nbob:⟦{SHA}{b64:27}=⟧',
                 'root:⟦$6${lower:8}${b64x:86}⟧:19000:0:99999:7:::',
+                'UPDATE users SET password_hash = \'⟦$2b$12${b64x:53}⟧\' WHERE id = 7;',
+                '"hash": "⟦$1${lower:8}${b64x:22}⟧"',
             ),
             counter=(
                 'the bcrypt prefix is $2b$ followed by the cost',
+                'echo $1$2 $6$HOME',
             ), keywords=("$apr1$", "$2y$", "$2a$", "$2b$", "{sha}", "$1$", "$5$", "$6$", "$y$"),
             pattern=r"(?m)^[ \t]*[\w.@+-]{1,64}:(\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22}|\$2[abxy]?\$\d\d\$[./0-9A-Za-z]{53}"
                     r"|\{SHA\}[A-Za-z0-9+/]{27}=|\$[156]\$[^$:\s]{1,32}\$[./0-9A-Za-z]{22,86}"
-                    r"|\$y\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{1,32}\$[./0-9A-Za-z]{43})(?=:|[ \t]*\r?$)",
+                    r"|\$y\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{1,32}\$[./0-9A-Za-z]{43})(?=:|[ \t]*\r?$)"
+                    # ... and a crypt(3) hash standing alone, which no other text is shaped like
+                    r"|(?<![\w$./])(\$2[abxy]\$\d\d\$[./0-9A-Za-z]{53}|\$[156]\$[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{22}"
+                    r"(?:[./0-9A-Za-z]{21}|[./0-9A-Za-z]{64})?|\$apr1\$[./0-9A-Za-z]{1,8}\$[./0-9A-Za-z]{22})(?![\w$./])",
             group=1),
     Reader("terraform-variable", "label", keywords=(("variable", "default"),),
     examples=(
@@ -1887,7 +1893,6 @@ STAYS: tuple[str, ...] = (
     'https://metabase.example.com/question#?sql=SELECT%20user_token%2C%20api_key_hash%20FROM%20accounts%20WHERE%20id%3D42',
     'gpg --list-secret-keys --keyid-format=long\nsec   rsa4096/{HEX:16} 2025-10-19 [SC]\ngpg:                using RSA key {HEX:40}',
     '[confetti](https://manual.example.com/deeplinks#block-{hex:32})',
-    "select crypt('pa$$w0rd', gen_salt('bf'));\n $2a$06${b64x:53}",
     'notes = "Maven - io.jsonwebtoken:jjwt-jackson-0.11.2"',
     'publicToken = "{alnum:43}"',
     'secret_key => "sk_abcdefghijklmnopqrstuvwxyz123"\nSECRET_KEY_BASE=abc123efg456',

@@ -98,16 +98,18 @@ def _init() -> None:
 
 
 def _pattern_reader(rule: Pattern):
-    """A Pattern rule as a reader: each match's group, kept when every validator accepts it."""
+    """A Pattern rule as a reader: each match's group, kept when every validator accepts it (a
+    pattern of alternatives whose group is another in each: the last that took part)."""
     rx = lazy(rule.pattern)
     group, kind, rule_id = rule.group, rule.kind, rule.id
     checks = tuple(filters.VALIDATORS[name] for name in rule.validators)
 
     def read(text: str, low: str, spans: _Spans) -> None:
         for m in rx.finditer(text):
-            v = m.group(group)
+            g = group if m.start(group) >= 0 else m.lastindex
+            v = m.group(g)
             if all(check(v) for check in checks):
-                spans.add(m.start(group), m.end(group), kind, text, rule_id)
+                spans.add(m.start(g), m.end(g), kind, text, rule_id)
     return read
 
 
