@@ -168,11 +168,12 @@ def env_for(db: Path, url: str) -> dict:
 
 
 def code_digest(root: Path) -> str:
-    """What the stored chunks depend on (readers, chunking, the store): a brain is rebuilt
-    when this changes, since an unchanged file is otherwise never read again."""
+    """What the stored chunks and their vectors depend on (readers, chunking, the store, what
+    is embedded): a brain is rebuilt when this changes, since an unchanged file is otherwise
+    never read again, nor an embedded chunk embedded again."""
     h = hashlib.sha256()
     pkg = root / "llm_secondbrain"
-    for path in sorted([*pkg.glob("ingest/**/*.py"), pkg / "segment.py", pkg / "store.py"]):
+    for path in sorted([*pkg.glob("ingest/**/*.py"), pkg / "segment.py", pkg / "store.py", pkg / "embed.py"]):
         h.update(path.read_bytes())
     return h.hexdigest()[:8]
 
