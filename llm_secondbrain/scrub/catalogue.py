@@ -732,10 +732,16 @@ LABEL_RULES: tuple[Rule, ...] = (
     Reader("label-list-item", "label", examples=(
         'passwords:\n  - ⟦{alnum:12}⟧\n  - ⟦{alnum:10}⟧\n',
         '{"api_tokens": ["⟦{alnum:24}⟧", "⟦{alnum:24}⟧"]}',
+        'passwords:\n  - ⟦Kq7#{alnum:8}⟧\n',  # (a '#' inside a value is no comment)
+        # a heading or a line of its own naming the secrets, a list under it; an item's name stays
+        '## Passwords\n\n- NAS: ⟦{alnum:10}!x⟧\n- Router: ⟦Hytta{digits:4}⟧\n',
+        '**Wi-Fi passwords**\n* Home: ⟦{alnum:12}⟧\n* Cabin = ⟦{alnum:12}⟧\n',
     ),
         counter=(
             'keyVaultSecrets: cmp2-qat-1208358310',
             'passwords:\n  - ${PW_ONE}\n',
+            '## Passwords\n- Rotate: quarterly\n- Length: 16\n- Use a manager\n- NAS: see Bitwarden\n',
+            'The passwords\n- must be long\n',
         )),
     Reader("label-attribute", "label",
         examples=(
@@ -1285,6 +1291,12 @@ READER_RULES: tuple[Rule, ...] = (
             'Door\tDoor code\nFront\t⟦55123⟧#',
         ),
         counter=('| Pin | Function |\n|---|---|\n| 13 | LED |', '| Building code | Year |\n|---|---|\n| IBC | 2018 |')),
+    Reader("pin-list", "pin",
+        examples=(
+            '### Door codes\n- Front door: ⟦80764⟧#\n- Bike shed: ⟦64020⟧\n- Mailbox key is on the blue ring',
+            '## PINs\n\n- Visa: ⟦4921⟧\n* SIM: ⟦2481⟧\n',
+        ),
+        counter=('## Error codes\n- E42: 4711\n', 'Our door codes changed.\n- Front: 80764')),
     Reader("lock-code", "pin",
         examples=(
             'door code is ⟦55123⟧#',

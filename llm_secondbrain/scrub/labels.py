@@ -779,27 +779,48 @@ _SPACE = lazy(r"\s")
 _DIRECTIVE = lazy(r"""[ \t]+(?=(["'])[^"'\n]+\1[ \t]*;)""")
 _DIRECTIVE_LINE = lazy(r"""[ \t]+(?=(["'])[^"'\n]+\1[ \t]*(?:\r?\n|$))""")
 _NEXT_ELEMENT = lazy(r"</[\w:.-]{1,60}>\s{0,200}<([\w:.-]{1,60})(?:\s[^<>]{0,200})?>([^<]*)</\1>")
-_LIST_ITEM = lazy(r"""\r?\n([ \t]*)-[ \t]+(?:(["'])([^"'\n]*)\2|([^\s"'#][^\n#]*?))[ \t]*(?=\r?\n|$|#)""")
+# an item of a list: "- …", "* …", "+ …", quoted or bare (a comment after it begins at a blank and
+# '#': a '#' inside the value is part of it, "- Kq7#x9…")
+_LIST_ITEM = lazy(r"""\r?\n([ \t]*)[-*+][ \t]+(?:(["'])([^"'\n]*)\2|([^\s"'#](?:[^\n#]|(?<![ \t])#)*?))"""
+                  r"""(?:[ \t]*(?=\r?\n|$)|[ \t]+(?=#))""")
+# ... that names what its value is for: "- NAS: …", "- Router = …", "- Bank — …" (a name of words)
+_NAMED_ITEM = lazy(r"[^\W\d_][\w .'()/&-]{0,39}?[ \t]*(?::|=|[–—])[ \t]+(?=\S)")
+# a heading or a line that is only a label naming several secrets, a list below it ("## Passwords",
+# "**Wi-Fi passwords**", "Passwords"): before the label, heading marks, emphasis and up to three words
+_HEADING_BEFORE = lazy(r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*|__)?(?:[^\W\d_][\w'-]*[ \t]+){0,3}")
+_BLANK_LINE = lazy(r"\r?\n[ \t]*(?=\r?\n)")
+_HEADING_AFTER = lazy(r"(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?(?=\r?\n)")
 _ARRAY_ITEM = lazy(r"""\s*(["'])([^"'\n]*)\1\s*([,\]])""")
 _MAX_ITEMS = 100  # items read under one label: the cost stays linear
 _LIST_OPENS = lazy(r"""["']?[ \t]*[:=][ \t]*(?:(\[)|(?=\r?\n))""")
 
 
-def _list_below(text: str, a: int, e: int, info: tuple, spans: _Spans) -> bool:
-    """The items of a YAML list under a label that ends its line ("passwords:" then "  - …"):
-    each is the label's value. Only for a password's or a secret's label."""
+def _list_below(text: str, a: int, e: int, info: tuple, spans: _Spans, heading: bool = False) -> bool:
+    """The items of a list under a label that ends its line ("passwords:" then "  - …"): each
+    is the label's value, or, where the item names what it is for ("- NAS: …"), the value
+    after that name. Only for a password's or a secret's label. Under a heading, the list may
+    follow a blank line and start at any indent."""
     if info[0] != _PWD and info[0] != _SEC:
         return False
     bol = text.rfind("\n", 0, a) + 1
-    indent = a - bol - len(text[bol:a].lstrip(" \t-\"'"))
+    indent = 0 if heading else a - bol - len(text[bol:a].lstrip(" \t-\"'"))
     pos, found = e, False
+    blank = _BLANK_LINE.match(text, pos) if heading else None
+    if blank is not None:
+        pos = blank.end()
     for _ in range(_MAX_ITEMS):
         m = _LIST_ITEM.match(text, pos)
         if m is None or len(m.group(1)) < indent:
             break
         g = 3 if m.group(3) is not None else 4
-        if m.group(g):
-            _check_value(text, info, ":", g == 3, m.group(g), m.start(g), spans, "label-list-item")
+        v, vs = m.group(g), m.start(g)
+        named = _NAMED_ITEM.match(v) if g == 4 else None
+        if named is not None:
+            v, vs = v[named.end():], vs + named.end()
+        if v and not (heading and (_SPACE.search(v) or v.isalpha() or v.isdigit())):
+            # (under a heading, an item of words is prose, and a word or a number alone says
+            # something about the passwords: "- Rotate: quarterly", "- Length: 16")
+            _check_value(text, info, ":", g == 3, v, vs, spans, "label-list-item")
             found = True
         pos = m.end()
     return found
@@ -807,10 +828,15 @@ def _list_below(text: str, a: int, e: int, info: tuple, spans: _Spans) -> bool:
 
 def _list_of(text: str, a: int, b: int, info: tuple, spans: _Spans) -> bool:
     """A label named for several secrets ("passwords", "api_tokens") holds a list: a YAML list
-    below it or an array after it; a single value after it is a name ("vaultSecrets: cmp2-qat")."""
+    below it or an array after it, or a list under it where it heads one ("## Passwords", a line
+    of its own); a single value after it is a name ("vaultSecrets: cmp2-qat")."""
     m = _LIST_OPENS.match(text, b)
     if m is None:
-        return False
+        bol = text.rfind("\n", 0, a) + 1
+        after = _HEADING_AFTER.match(text, b)
+        if after is None or _HEADING_BEFORE.fullmatch(text, bol, a) is None:
+            return False
+        return _list_below(text, a, after.end(), info, spans, heading=True)
     if m.group(1):
         return _list_after(text, m.end(), info, spans)
     return _list_below(text, a, m.end(), info, spans)

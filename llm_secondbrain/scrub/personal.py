@@ -48,6 +48,9 @@ def personal(text: str, low: str, spans) -> None:
         _labelled_numbers(text, low, pin, _PIN_LABEL, _PIN_VALUE, spans, "pin")
     if pin or code or device:
         _number_columns(text, low, sorted({*pin, *code, *device}), spans)
+    pins = [i for w in ("pins", "puks") for i in _find_all(low, w) if _opens_word(low, i)]
+    if pins or code:
+        _number_lists(text, low, sorted({*pins, *code}), spans)
 
 
 _LOCK_DEVICES = ("keypad", "padlock", "lockbox", "key box", "key-box", "keybox", "key safe", "key-safe", "keysafe",
@@ -323,6 +326,39 @@ def _number_columns(text: str, low: str, hits: list[int], spans) -> None:
         v = compiled(value).match(low, s, e)
         if v is not None and low[v.end(1):e].strip("#* ") == "" and not _trivial(v.group(1)):
             spans.add(v.start(1), v.end(1), "pin", text, "pin-column")
+
+
+def _number_lists(text: str, low: str, hits: list[int], spans) -> None:
+    """A heading or a line of its own that names PINs or door codes ("### Door codes", "PINs:",
+    "**Gate codes**"), and a list under it: each item's number ("- Front door: 8076#", "- Visa:
+    4921"), as the label's value would be. The line holds the label and at most three words
+    before it; an item is a number alone or after a name."""
+    for i in hits:
+        bol = low.rfind("\n", 0, i) + 1
+        eol = low.find("\n", i)
+        if eol < 0:
+            return
+        if compiled(_LIST_HEAD).fullmatch(low, bol, eol - (low[eol - 1] == "\r")) is None:
+            continue
+        pos = eol
+        blank = compiled(r"\n[ \t]*(?=\r?\n)").match(low, pos)
+        if blank is not None:
+            pos = blank.end()
+        for _ in range(_MAX_LIST):
+            m = compiled(_NUMBER_ITEM).match(low, pos)
+            if m is None:
+                break
+            if not _trivial(m.group(1)):
+                spans.add(m.start(1), m.end(1), "pin", text, "pin-list")
+            pos = m.end()
+
+
+_MAX_LIST = 50  # items read under one heading
+_LIST_HEAD = (r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*|__)?(?:[^\W\d_][\w'-]*[ \t]+){0,3}"
+              r"(?:(?:sim|card|bank)[ -]?)?(?:pins|puks|(?:pin|door|gate|alarm|garage|lock|keypad|safe)[ -]?codes)"
+              r"(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?")
+_NUMBER_ITEM = (r"\r?\n[ \t]*[-*+][ \t]+(?:[^\W\d_][\w .'()/&-]{0,39}?[ \t]*(?::|=|[–—])[ \t]*)?"
+                r"(\d{4,8}|\d{1,2}(?:[- ]\d{1,2}){2,3})[#*]?[ \t]*(?=\r?\n|$)")
 
 
 def _number_column(name: str) -> str | None:
