@@ -236,6 +236,25 @@ def test_a_password_column_is_redacted_in_every_kind_of_table(tmp_path, brain_pa
     assert output.count("[REDACTED:password]") >= 4
 
 
+def test_secrets_kept_in_a_notes_structure_stay_out(tmp_path, brain_path, run):
+    """The shapes a person's own notes keep secrets in: a list under a heading, an HTML table
+    pasted into a note, a SIM card's CSV, door codes under a heading, an IRC log."""
+    pws = [password() + "!" for _ in range(4)]
+    pins = ["".join(random.choices("123456789", k=n)) for n in (4, 8, 5)]
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "accounts.md").write_text(f"## Passwords\n\n- NAS: {pws[0]}\n- Router: {pws[1]}\n")
+    (folder / "cabin.md").write_text("<table>\n  <tr><th>SSID</th><th>Password</th></tr>\n"
+                                     f"  <tr><td>Hytta</td><td>{pws[2]}</td></tr>\n</table>\n")
+    (folder / "sim.md").write_text(f"iccid,msisdn,pin,puk\n8947000000000000001,+47 900 00 000,{pins[0]},{pins[1]}\n")
+    (folder / "house.md").write_text(f"### Door codes\n- Front door: {pins[2]}#\n")
+    (folder / "irc.log").write_text(f"[21:13] <kai> /msg NickServ IDENTIFY {pws[3]}\n")
+    run("brain", "ingest", folder, "--no-embed")
+    output = shown(run, "NAS Router SSID Hytta iccid front door NickServ")
+    assert_kept_out(brain_path, output, *pws, *pins)
+    assert "NAS: [REDACTED:password]" in run("brain", "recall", "NAS Router", "--mode", "lexical").output
+
+
 def test_secrets_written_in_other_languages_stay_out(tmp_path, brain_path, run):
     """A person's notes in their own language: the word for password, API key or token in its
     word order, a value given before its word, a chat answer, a setting named in the language,
