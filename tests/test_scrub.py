@@ -378,6 +378,9 @@ def test_a_secret_is_read_the_same_beside_other_notes():
     rng = random.Random(13)
     keys = ["".join(rng.choice("0123456789abcdef") for _ in range(rng.randrange(12, 20))) for _ in range(300)]
     assert [k for k in keys if not k.isdigit() and k in scrub(f"api_key = {k}")] == []
+    # PostgreSQL's PGPASSWORD on a line before is no PGP key's id
+    assert scrub("PGPASSWORD='B6StIdeApMZ5!' psql -h db\n\nthe token (Wi619hmNtwy9CTJ4AP7XZBE3KUuyh0lJ_)").endswith(
+        "the token ([REDACTED:secret])")
 
 
 @settings(max_examples=300, deadline=None)

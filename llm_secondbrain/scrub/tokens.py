@@ -564,7 +564,9 @@ _HEX2 = lazy(r"[0-9a-fA-F]{2}")
 
 _MARK_RE = lazy(r"\[redacted:[a-z0-9_]*\]")
 _CTX_GOOD_RE = lazy("|".join(map(re.escape, CONTEXT_WORDS + CONTEXT_WORDS_ELSEWHERE)))  # one scan instead of a word at a time
-_CTX_BAD_RE = lazy("|".join(map(re.escape, NOT_SECRET_CONTEXT)))
+# (inside a longer word too: "sha256sum", "x509cert"; but "pgp" is no PGP key's in PostgreSQL's
+# "PGPASSWORD" or ".pgpass")
+_CTX_BAD_RE = lazy("|".join(re.escape(w) + ("(?!ass)" if w == "pgp" else "") for w in NOT_SECRET_CONTEXT))
 # the context words a label can end in: inside a longer name they may name something else
 _CTX_LABEL_WORDS = frozenset(("token", "secret", "key", "passw", "credential"))
 _VERSION_TAIL = lazy(r"[_-]*v?\d+$")
