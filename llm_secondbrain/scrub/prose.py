@@ -226,6 +226,8 @@ def _chat_answers(text: str, low: str, spans: _Spans) -> None:
                 break
             eol = text.find("\n", pos)
             eol = len(text) if eol < 0 else eol
+            if text[pos:eol].lstrip().startswith(_MARK):
+                break  # (the answer, redacted: a head must not read its marker as a chat's "[…]")
             head = _CHAT_HEAD.match(text, pos, eol).end()
             said = text[head:eol].split()
             if said and len(said) <= 2 and (len(said) == 1 or len(said[1]) <= 4):
