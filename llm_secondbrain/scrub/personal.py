@@ -3,9 +3,10 @@
 These are what people keep in their own notes, and the scrubber's other rules cannot see them:
 they are words or a few digits, with none of the entropy or vendor shape a token rule looks for.
 Only a label says they are secrets ("seed phrase:", "backup codes", "PIN:", "door code is"), so
-each rule here reads a label first and then the short value or list right after it (or, for a
-table's header, the cells under it), never the whole document again. A BitLocker recovery key is the exception: its shape alone gives it away,
-and the token scan, which sees every long run of digits and dashes anyway, asks about it.
+each rule here reads a label first and then the short value or list right after it (the cells
+under a table's header, the items under a heading), never the whole document again. A BitLocker
+recovery key is the exception: its shape alone gives it away, and the token scan, which sees
+every long run of digits and dashes anyway, asks about it.
 
 Every pattern is bounded and reads forward from where the last one stopped: the scan stays linear.
 """
