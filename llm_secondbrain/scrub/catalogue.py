@@ -1283,6 +1283,7 @@ READER_RULES: tuple[Rule, ...] = (
             '{"pin": "⟦4921⟧"}',
             'PIN-kode til kortet: ⟦4921⟧',
             'SIM PUK: ⟦06612885⟧',
+            'PIN for the new card: ⟦1 4 6 9⟧',
         )),
     Reader("pin-column", "pin",
         examples=(

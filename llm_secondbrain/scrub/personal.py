@@ -280,7 +280,7 @@ _NUMBER_SEP = (
     r"[\"']?[ \t]*(?:(?P<for>(?:for|to|til|på|für|zu[mr]?)[ \t][^\n:=]{1,40}?[ \t]*[:=])"
     r"|(?P<sep>[:=]|(?:is|er|ist|lautet)(?![a-zæøåäöü])[ \t]*:?))?[*_ \t]*[`'\"]?")
 # 4 to 8 digits (a door code may end in '#', which stays), for a lock also a dial's "12-34-56"
-_PIN_VALUE = r"(\d{4,8})(?!\w|[.,:/-]\d)"
+_PIN_VALUE = r"(\d{4,8}|\d(?: \d){3,7})(?!\w|[.,:/-]\d)"  # (read out digit by digit: "1 4 6 9")
 _LOCK_VALUE = r"(\d{4,8}|\d{1,2}(?:[- ]\d{1,2}){2,3})(?!\w|[.,:/-]\d)"
 
 
@@ -387,6 +387,7 @@ def _bare_label_ok(text: str, m: re.Match) -> bool:
 
 def _trivial(v: str) -> bool:
     """'0000', '1234', '9876': a default or an example, not somebody's PIN."""
+    v = v.replace(" ", "")
     return len(set(v)) == 1 or v in "0123456789" or v in "9876543210"
 
 
