@@ -199,6 +199,8 @@ _text = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=30)), m
          "\nPORT=8080a tokenizer splits cOp37deHDddcX10Y90ISSKha5RJf3fWD", False)
 # an Arabic token word glued to a Thai password word ran on into it as one label and hid it
 @example("- **Password**: Hytta2024توكنรหัสไวไฟคือMango@Sticky61นะ", False)
+# a reader of "user:password" took the "password]" of a marker for a password
+@example("پاس ورڈ「echo 'deploy:6jCAn7imIY!' | sudo chpasswd", False)
 # a chat's answer, redacted, was read as a message's "[…]" head, and the line after it as the answer
 @example("jaké je heslo k Wi-Fi pro hosty?\nKnedlik_Zeli_2023\n00;00A", False)
 # the reach before a password word cut a long word, and its tail was read as a password

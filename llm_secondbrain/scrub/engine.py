@@ -186,6 +186,9 @@ class _Prefilter:
 # --------------------------------------------------------------------------------------------
 # the scrubber
 # --------------------------------------------------------------------------------------------
+_MARK_REACH = 48  # a marker's length at most: "[REDACTED:", a kind's name (26 characters at most), "]"
+
+
 class _Spans:
     """The spans found in one document, and the verdicts on its values.
 
@@ -216,8 +219,12 @@ class _Spans:
         if e <= s:
             return
         v = text[s:e]
-        if _MARK in v or (s and text.startswith(_MARK, s - 1)):
-            return  # (nor a part of one: "[REDACTED:password][10:02]" trimmed of its "[" is no password)
+        if _MARK in v:
+            return
+        m = text.rfind(_MARK, max(0, s - _MARK_REACH), s - 1 + len(_MARK))  # (one that opens before s)
+        if m >= 0 and text.find("]", m) >= s:
+            return  # (nor a part of one: "[REDACTED:password][10:02]" trimmed of its "[", the
+            # "password]" a reader of "user:password" takes from "echo '[REDACTED:password]' | chpasswd")
         if kind != "private_key":
             filler = self.filler.get(v)
             if filler is None:
