@@ -30,7 +30,7 @@ from .filters import (_IDENTIFIER, _MARK, _MAX_VALUE, _NOT, _OPEN_BRACE_WORD, _P
 from .patterns import lazy
 from .prose import (_BEFORE_REACH, _PROSE_KW, _WIDE, _app_password, _prose_before, _prose_kw, after_word, after_word_start,
                     passphrase, strong)
-from .tables import csv_cells, delimited_cells, markdown_cells
+from .tables import csv_cells, delimited_cells, list_under, markdown_cells
 
 if TYPE_CHECKING:
     from .engine import _Spans
@@ -785,11 +785,6 @@ _LIST_ITEM = lazy(r"""\r?\n([ \t]*)[-*+][ \t]+(?:(["'])([^"'\n]*)\2|([^\s"'#](?:
                   r"""(?:[ \t]*(?=\r?\n|$)|[ \t]+(?=#))""")
 # ... that names what its value is for: "- NAS: …", "- Router = …", "- Bank — …" (a name of words)
 _NAMED_ITEM = lazy(r"[^\W\d_][\w .'()/&-]{0,39}?[ \t]*(?::|=|[–—])[ \t]+(?=\S)")
-# a heading or a line that is only a label naming several secrets, a list below it ("## Passwords",
-# "**Wi-Fi passwords**", "Passwords"): before the label, heading marks, emphasis and up to three words
-_HEADING_BEFORE = lazy(r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*|__)?(?:[^\W\d_][\w'-]*[ \t]+){0,3}")
-_BLANK_LINE = lazy(r"\r?\n[ \t]*(?=\r?\n)")
-_HEADING_AFTER = lazy(r"(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?(?=\r?\n)")
 _ARRAY_ITEM = lazy(r"""\s*(["'])([^"'\n]*)\1\s*([,\]])""")
 _MAX_ITEMS = 100  # items read under one label: the cost stays linear
 _LIST_OPENS = lazy(r"""["']?[ \t]*[:=][ \t]*(?:(\[)|(?=\r?\n))""")
@@ -798,16 +793,13 @@ _LIST_OPENS = lazy(r"""["']?[ \t]*[:=][ \t]*(?:(\[)|(?=\r?\n))""")
 def _list_below(text: str, a: int, e: int, info: tuple, spans: _Spans, heading: bool = False) -> bool:
     """The items of a list under a label that ends its line ("passwords:" then "  - …"): each
     is the label's value, or, where the item names what it is for ("- NAS: …"), the value
-    after that name. Only for a password's or a secret's label. Under a heading, the list may
-    follow a blank line and start at any indent."""
+    after that name. Only for a password's or a secret's label. Under a heading (`tables.list_under`),
+    the list may start at any indent."""
     if info[0] != _PWD and info[0] != _SEC:
         return False
     bol = text.rfind("\n", 0, a) + 1
     indent = 0 if heading else a - bol - len(text[bol:a].lstrip(" \t-\"'"))
     pos, found = e, False
-    blank = _BLANK_LINE.match(text, pos) if heading else None
-    if blank is not None:
-        pos = blank.end()
     for _ in range(_MAX_ITEMS):
         m = _LIST_ITEM.match(text, pos)
         if m is None or len(m.group(1)) < indent:
@@ -832,11 +824,8 @@ def _list_of(text: str, a: int, b: int, info: tuple, spans: _Spans) -> bool:
     of its own); a single value after it is a name ("vaultSecrets: cmp2-qat")."""
     m = _LIST_OPENS.match(text, b)
     if m is None:
-        bol = text.rfind("\n", 0, a) + 1
-        after = _HEADING_AFTER.match(text, b)
-        if after is None or _HEADING_BEFORE.fullmatch(text, bol, a) is None:
-            return False
-        return _list_below(text, a, after.end(), info, spans, heading=True)
+        start = list_under(text, a, b)
+        return start >= 0 and _list_below(text, a, start, info, spans, heading=True)
     if m.group(1):
         return _list_after(text, m.end(), info, spans)
     return _list_below(text, a, m.end(), info, spans)

@@ -16,7 +16,7 @@ import re
 
 from .catalogue import RECOVERY_CODE_PARTS, RECOVERY_CODE_WORDS
 from .patterns import compiled
-from .tables import csv_cells, delimited_cells, markdown_cells_at
+from .tables import csv_cells, delimited_cells, list_under, markdown_cells_at
 
 
 def personal(text: str, low: str, spans) -> None:
@@ -335,16 +335,15 @@ def _number_lists(text: str, low: str, hits: list[int], spans) -> None:
     4921"), as the label's value would be. The line holds the label and at most three words
     before it; an item is a number alone or after a name."""
     for i in hits:
-        bol = low.rfind("\n", 0, i) + 1
         eol = low.find("\n", i)
         if eol < 0:
             return
-        if compiled(_LIST_HEAD).fullmatch(low, bol, eol - (low[eol - 1] == "\r")) is None:
+        label = None  # (the last on its line: a heading's label ends it)
+        for label in compiled(_LIST_HEAD).finditer(low, low.rfind("\n", 0, i) + 1, eol):
+            pass
+        pos = list_under(low, label.start(), label.end()) if label is not None else -1
+        if pos < 0:
             continue
-        pos = eol
-        blank = compiled(r"\n[ \t]*(?=\r?\n)").match(low, pos)
-        if blank is not None:
-            pos = blank.end()
         for _ in range(_MAX_LIST):
             m = compiled(_NUMBER_ITEM).match(low, pos)
             if m is None:
@@ -355,9 +354,7 @@ def _number_lists(text: str, low: str, hits: list[int], spans) -> None:
 
 
 _MAX_LIST = 50  # items read under one heading
-_LIST_HEAD = (r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*|__)?(?:[^\W\d_][\w'-]*[ \t]+){0,3}"
-              r"(?:(?:sim|card|bank)[ -]?)?(?:pins|puks|(?:pin|door|gate|alarm|garage|lock|keypad|safe)[ -]?codes)"
-              r"(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?")
+_LIST_HEAD = r"(?:(?:sim|card|bank)[ -]?)?(?:pins|puks|(?:pin|door|gate|alarm|garage|lock|keypad|safe)[ -]?codes)"
 _NUMBER_ITEM = (r"\r?\n[ \t]*[-*+][ \t]+(?:[^\W\d_][\w .'()/&-]{0,39}?[ \t]*(?::|=|[–—])[ \t]*)?"
                 r"(\d{4,8}|\d{1,2}(?:[- ]\d{1,2}){2,3})[#*]?[ \t]*(?=\r?\n|$)")
 

@@ -28,6 +28,24 @@ _CSV_FIELD = r'[ \t]*(?:"((?:[^"\n]|"")*)"|([^SEP\n]*))'  # (SEP: the line's sep
 _HEADER_NAME = r"[^\W\d_][\w .-]{0,39}"  # (in any script: Lösenord, Contraseña, Mật khẩu, Пароль)
 
 
+# a heading, or a line that is only a label, over a list ("## Passwords", "**Gate codes**",
+# "PINs:"): heading marks, emphasis and up to three words before the label; emphasis and a colon
+# after it; perhaps a blank line before the list
+_HEADING_BEFORE = r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*|__)?(?:[^\W\d_][\w'-]*[ \t]+){0,3}"
+_HEADING_AFTER = r"(?:\*\*|__)?[ \t]*:?[ \t]*(?:\*\*|__)?(?=\r?\n)"
+_BLANK_LINE = r"\r?\n[ \t]*(?=\r?\n)"
+
+
+def list_under(text: str, a: int, b: int) -> int:
+    """Where the list under a heading whose label is text[a:b] starts (the line break before its
+    first item, past one blank line), or -1 when the label's line is no such heading."""
+    after = compiled(_HEADING_AFTER).match(text, b)
+    if after is None or compiled(_HEADING_BEFORE).fullmatch(text, text.rfind("\n", 0, a) + 1, a) is None:
+        return -1
+    blank = compiled(_BLANK_LINE).match(text, after.end())
+    return blank.end() if blank is not None else after.end()
+
+
 def _line_at(text: str, pos: int) -> tuple[int, int]:
     """(start, end) of the line holding pos, without its line break."""
     bol = text.rfind("\n", 0, pos) + 1
