@@ -49,7 +49,7 @@ from typing import NamedTuple
 
 from . import filters, fold, labels, prose, structures, tokens
 from .catalogue import DEFAULT_PASSWORDS, DETECTORS, TOKEN_RULES, Pattern
-from .filters import _HAS_DIGIT, _MARK, _bounded, _code_name
+from .filters import _HAS_DIGIT, _MARK, _MARK_REACH, _bounded, _code_name
 from .patterns import lazy
 from .personal import personal
 
@@ -186,9 +186,6 @@ class _Prefilter:
 # --------------------------------------------------------------------------------------------
 # the scrubber
 # --------------------------------------------------------------------------------------------
-_MARK_REACH = 48  # a marker's length at most: "[REDACTED:", a kind's name (26 characters at most), "]"
-
-
 class _Spans:
     """The spans found in one document, and the verdicts on its values.
 
@@ -199,7 +196,7 @@ class _Spans:
     of what let it go (``released``).
     """
     __slots__ = ("items", "filler", "filtered", "verdicts", "context", "shared", "searched", "skip_to", "trace",
-                 "released", "stems", "declined")
+                 "released", "stems", "low", "declined")
 
     def __init__(self, explain: bool = False):
         self.items: list[tuple[int, int, str]] = []
@@ -213,6 +210,7 @@ class _Spans:
         self.trace: list | None = [] if explain else None  # (start, end, kind, rule)
         self.released: list | None = [] if explain else None  # (start, end, label, filter)
         self.stems: list[tuple[int, str]] = []  # where the scan found a secret's word (labels.SCAN_STEMS), in order
+        self.low = ""  # the text the spans are of, lower-cased (_lower), once read
         self.declined: list[tuple] = []  # tokens whose context let them stand (tokens.rejudge)
 
     def add(self, s: int, e: int, kind: str, text: str, rule: str) -> None:
@@ -277,6 +275,7 @@ def _collect(text: str, strip_emails: bool, spans: _Spans) -> list[tuple[int, in
     found = len(spans.items)
     labels._keywords(text, low, spans, skip, stems)
     spans.stems = stems  # (sorted by labels._keywords)
+    spans.low = low
     plan = _PLAN
     labelled = len(spans.items)
     for i in holding:
@@ -483,7 +482,7 @@ def _with_copies(text: str, items: list, found: _Spans) -> list:
         return out
     have = set(items)
     found.items = list(out)
-    low = _lower(text)
+    low = found.low
     glued = _glued_labels(text, [it for it in out if it not in have], found.stems)
     if glued:
         labels._keywords(text, low, found, [], glued)

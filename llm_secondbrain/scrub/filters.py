@@ -186,6 +186,7 @@ def encoded_sentence(tok: str) -> bool:
 
 
 _MARK = "[REDACTED"  # (a marker, or the start of one cut at its colon)
+_MARK_REACH = 48  # a marker's length at most: "[REDACTED:", a kind's name (26 characters at most), "]"
 _MAX_VALUE = 400  # a longer labelled value is judged by this much of its head, and redacted whole
 _HEX = lazy(r"[0-9a-fA-F]+")
 _HAS_DIGIT = lazy(r"\d")

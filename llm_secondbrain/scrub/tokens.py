@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .catalogue import (BENIGN_BEFORE, CONTEXT_WORDS, CONTEXT_WORDS_ELSEWHERE, DIGEST_BEFORE, DIGEST_LENGTHS, HEX_CONTEXT_WORDS,
                         HOLDER_LABELS, HOLDER_TAGS, ID_PREFIXES, NOT_SECRET_CONTEXT, REFERENCE_BEFORE, SERVICES,
                         SHAPES, VENDOR_SEPARATORS, FUSED_SECRET_ENDINGS)
-from .filters import (CONTEXT_TOKEN, TOKEN, _CASE_HUMP, _HAS_DIGIT, _HEX, _MARK, _NOT, _classes, _code_name,
+from .filters import (CONTEXT_TOKEN, TOKEN, _CASE_HUMP, _HAS_DIGIT, _HEX, _MARK, _MARK_REACH, _NOT, _classes, _code_name,
                       _entropy_ok, _is_compound_name, _placeholder_body, _wordy, first_release, in_code_position)
 from .labels import _IDCHARS, _label_class, _label_info, _named_id
 from .patterns import lazy, skipping as _skipping
@@ -364,7 +364,7 @@ def rejudge(text: str, low: str, spans: _Spans) -> None:
 def _in_context(text, low, s, e, tok, is_hex, mixed_case, spans, items) -> bool:
     """Redact the token at [s, e) if the window before it makes it a secret; True when it did."""
     a, inside = _window_start(s, items)
-    opened = low.rfind("[redacted:", max(0, a - 48), a + 9)  # (its opening may straddle a)
+    opened = low.rfind("[redacted:", max(0, a - _MARK_REACH), a + len(_MARK))  # (its opening may straddle a)
     if opened >= 0 and low.find("]", opened, s) >= a:
         a = opened  # (a window that starts inside a marker takes all of it, as the first pass took the value)
     # stay within the last three lines, a redacted value's own line breaks not counted (the next
