@@ -80,19 +80,19 @@ def _oracle(text: str, low: str, spans: _Spans) -> None:
 # ---- CLI arguments -------------------------------------------------------------------------
 # (each pattern opens with its literal and looks behind it after: the regex engine then jumps
 # from one occurrence of the literal to the next instead of trying every position)
-_CLI_P = lazy(r"-[pP](?<![\w-]-[pP])(?:[ \t]+|(?=['\"])|(?=[^\s-]))(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
-_CLI_USERPASS = lazy(r"-(?<![\w-]-)(?:u|-user|U|-(?:proxy|[a-z]+)-user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
+_ARG = r"(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"  # one argument, quoted or bare
+_CLI_P = lazy(r"-[pP](?<![\w-]-[pP])(?:[ \t]+|(?=['\"])|(?=[^\s-]))" + _ARG)
+_CLI_USERPASS = lazy(r"-(?<![\w-]-)(?:u|-user|U|-(?:proxy|[a-z]+)-user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{0,64})([:%])" + _ARG)
 _CLI_KEY_AS_USER = lazy(r"-(?<![\w-]-)(?:u|-user)(?:[ \t]+|=)(['\"]?)([^\s:'\"%]{8,64}):\1(?=\s|$)")
-_CLI_REDIS = lazy(r"-(?<![\w-]-)(?:a|-pass)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
+_CLI_REDIS = lazy(r"-(?<![\w-]-)(?:a|-pass)[ \t]+" + _ARG)
 _CLI_ECHO = lazy(r"echo(?<!\wecho)[ \t]+(?:-n[ \t]+)?(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"|]+)[ \t]*\|[ \t]*(?:sudo[ \t]+(?:-\w+[ \t]+)*-S\b|[^\n|]*--password-stdin|passwd\b|(?:sudo[ \t]+)?chpasswd|[^\n|]*\bsudo\b[^\n|]*-S\b)")
-_CLI_HTPASSWD = lazy(r"htpasswd(?<!\whtpasswd)[ \t]+(?:-\w+[ \t]+)*-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
-_CLI_LDAP_W = lazy(r"-w(?<![\w-]-w)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)")
+_CLI_HTPASSWD = lazy(r"htpasswd(?<!\whtpasswd)[ \t]+(?:-\w+[ \t]+)*-\w*b\w*[ \t]+(?:-\w+[ \t]+)*\S+[ \t]+\S+[ \t]+" + _ARG)
+_CLI_LDAP_W = lazy(r"-w(?<![\w-]-w)[ \t]+" + _ARG)
 # PowerShell's plain-text secure string: the literal is the password whatever it is assigned to
 _PS_SECURE = lazy(r"(?i)convertto-securestring[ \t]+(?:-string[ \t]+)?(\"[^\"\n]+\"|'[^'\n]+')")
 _CLI_NETUSER = lazy(r"net(?<!\wnet)[ \t]+user[ \t]+(\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"/*]+)")
 # net use Z: \\server\share /user:DOMAIN\alice <password>: the password follows the user
 _CLI_NETUSE = lazy(r"(?i)\bnet[ \t]+use[ \t][^\n]*?/user:(?:\"[^\"\n]+\"|\S+)[ \t]+(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"/*]+)")
-_ARG = r"(\"[^\"\n]+\"|'[^'\n]+'|[^\s'\"]+)"  # one argument, quoted or bare
 # IRC services: "/msg NickServ IDENTIFY [account] <password>", the command alone on its line (read
 # in the lower-cased text from each "identify", a word English text is full of)
 _IRC_IDENTIFY = lazy(r"identify[ \t]+(?:[^\s\"']+[ \t]+)?" + _ARG + r"[ \t]*\r?(?:\n|$)")
