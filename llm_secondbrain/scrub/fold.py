@@ -28,6 +28,7 @@ from __future__ import annotations
 import html
 from bisect import bisect_right
 
+from .labels import _HEADER_STEM
 from .patterns import lazy
 
 # Format characters that show nothing (Unicode category Cf, those found inside words), dropped:
@@ -112,8 +113,6 @@ def _table_cells(text: str) -> list[int]:
     """Where the tags of each HTML table are whose header row (`<th>` cells) names a secret's or a
     PIN's column: each line of such a table, from its header to `</table>`, is read again, as
     one table. A table of other things (a changelog's index of versions) is passed over."""
-    from .labels import _HEADER_STEM
-
     out: list[int] = []
     head = _HEADER_CELL.search(text)
     while head is not None:
