@@ -645,6 +645,27 @@ def test_chinese_japanese_and_korean_are_found_by_words_and_phrases(run, tmp_pat
     assert top("caffeinate 休眠")[0] == "zh.md"
 
 
+def test_words_alone_do_not_answer_a_question_whose_weight_lies_in_words_no_note_holds(run, tmp_path, ollama):
+    """`--mode lexical` has no meaning to weigh: when the words no note holds (Ansible,
+    playbook) weigh half the question or more, the few common words a note shares with it
+    (install, packages, hosts) are no answer, and recall says "nothing" instead of handing
+    that note over. A question in the notes' own words still gets its note."""
+    notes = {
+        "fleet.md": "Install the packages listed in packages.txt on all hosts with pssh before the upgrade.",
+        "tomatoes.md": "Tomatoes want deep watering twice a week and a stake once they flower.",
+        "compost.md": "Turn the compost heap every month; add dry leaves when it smells sour.",
+        "roses.md": "Prune the roses in late winter, just above an outward facing bud.",
+        "slugs.md": "Beer traps and copper tape keep slugs away from the lettuce beds.",
+        "soil.md": "Clay soil drains slowly: dig in grit and organic matter before planting.",
+        "seeds.md": "Sow chilli seeds indoors in February on a warm windowsill.",
+        "bikes.md": "Oil the bike chain after every wet ride and check the brake pads monthly.",
+    }
+    run("brain", "ingest", write_notes(tmp_path / "n", notes), "--no-progress")
+    assert recall_json(run, "ansible playbook to install packages on all hosts", "--mode", "lexical") == []
+    hits = recall_json(run, "install packages on all hosts", "--mode", "lexical")
+    assert hits[0]["path"].endswith("fleet.md")
+
+
 def test_the_floor_says_nothing_for_what_the_brain_does_not_hold(run, tmp_path, ollama):
     """Judged on the brain's own scale (the stub's bag of words here, MiniLM in bench/), in
     every mode: a question about something no note names gets "nothing", one about the notes
