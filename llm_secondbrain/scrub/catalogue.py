@@ -583,7 +583,9 @@ TOKEN_RULES: tuple[Rule, ...] = (
             'monkey = banana_split_recipe_v2',
         )),
     Reader("service-name-context", "secret",
-    examples=('cloudflare: "⟦{alnum:40}⟧"', 'mixpanel ⟦{alnum:40}⟧', 'webexbot = "⟦{alnum:40}⟧"')),
+    examples=('cloudflare: "⟦{alnum:40}⟧"', 'mixpanel ⟦{alnum:40}⟧', 'webexbot = "⟦{alnum:40}⟧"',
+              'mvn sonar:sonar -Dsonar.login=⟦{hex:40}⟧', '$sonarLogin = "⟦{hex:40}⟧"'),
+    counter=('github: {hex:40}', 'sonar.scm.revision={hex:40}')),
     Reader("token-second-half", "secret",
     examples=('pat ci-token\n{alnum:22}==:⟦{alnum:32}⟧\n',)),
 )
@@ -1614,7 +1616,7 @@ freshdesk freshworks github gitlab grafana heroku honeycomb hubspot intercom jfr
 kraken kucoin launchdarkly linear linode loggly mailchimp mailgun mailjet mapbox mattermost
 metabase mixpanel mongodb netlify newrelic ngrok notion npm okta onesignal openai opsgenie
 pagerduty paypal pinecone planetscale plaid postman pulumi pusher railway readme rollbar
-salesforce segment sendgrid sendinblue sentry shopify slack snyk sonarcloud sourcegraph splunk
+salesforce segment sendgrid sendinblue sentry shopify slack snyk sonar sonarqube sonarcloud sourcegraph splunk
 square stripe sumologic supabase telegram terraform textmagic travis trello twilio twitch
 typeform vercel vonage webex wistia zapier zendesk zoom mux backblaze coinbase binance bitfinex
 dockerhub quay rapidapi sendbird pubnub ably agora imgur giphy unsplash spotify smartsheet toggl

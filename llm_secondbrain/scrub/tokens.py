@@ -514,7 +514,10 @@ _SERVICE_HEADS = frozenset(n[:5] for n in SERVICES if len(n) >= 5)
 
 def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: bool) -> bool:
     """Is the token right after a service's name, as its label or first argument? A hex token
-    of a digest's length in one case is a hash (`github: <commit>`), not a key."""
+    of a digest's length in one case is a hash (`github: <commit>`), not a key, except in the
+    service's login (`sonar.login`, `$sonarLogin`): that field says who signs in, and a hex
+    string of a digest's length there is the token that does. A definition on a command line
+    (`-Dsonar.login=…`) names what follows its `-D`."""
     j = s
     while j > a and s - j <= 6 and low[j - 1] in VENDOR_SEPARATORS:
         j -= 1
@@ -524,10 +527,12 @@ def _vendor_label(low: str, a: int, s: int, tok: str, is_hex: bool, mixed_case: 
     # reversed text instead of a step per character
     k = j - _IDENT_REVERSED.match(low[max(a, j - 41):j][::-1]).end()
     ident = low[k:j]
+    if ident.startswith("-d"):
+        ident = ident[2:]
     # the name, or a name that starts with it ("webexbot", "mailgun_eu")
     if not ident or not any(_service(part) for part in _IDENT_PARTS.split(ident)):
         return False
-    return not (is_hex and not mixed_case and len(tok) in DIGEST_LENGTHS)
+    return not (is_hex and not mixed_case and len(tok) in DIGEST_LENGTHS and "login" not in ident)
 
 
 def _service(word: str) -> bool:
