@@ -901,6 +901,8 @@ LABEL_RULES: tuple[Rule, ...] = (
         '⟦Sommer_Hytta_88⟧ est le nouveau mot de passe du routeur',
         '⟦Sommer_Hytta_88⟧ — это новый пароль от роутера',
         '⟦Hytta_Fjord_2024⟧ là mật khẩu mới',
+        '⟦Chao-Phraya-{digits:2}⟧ คือรหัสผ่านใหม่ของฐานข้อมูล',  # the connector glued to the word (GLUED_CONNECTORS)
+        '⟦Fuji-San-{digits:4}⟧ がDBの新パスワードです',
         'パスワード「⟦Kq7{alnum:9}⟧」でログイン',  # a quoted value, a particle glued after it
         '비밀번호 "⟦Kq7{alnum:9}!⟧"로 로그인하세요',
         'временната ти парола е „⟦Sommer_Hytta_88⟧“.',
@@ -911,6 +913,7 @@ LABEL_RULES: tuple[Rule, ...] = (
            counter=(
                'asking the user for passwords using plymouth(8), wall(1)',
                'parola chiave: Python3',
+               'Python3 がパスワード管理に使われる',
                'Palabra clave: Python3x',
                '密码学 2024年',
                'Passord til hyttekontoen på Finn.',
@@ -1668,6 +1671,10 @@ PROSE_CONNECTORS = frozenset(
     "és este yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это е је হলো হল "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
     "midlertidig vorläufiges provisoire default -> => - – — →".split())
+# the same in scripts written without spaces, where the connecting word is glued to the password
+# word after it: "Chao-Phraya-42 คือรหัสผ่านใหม่", "Fuji-San-3776 がDBの新パスワードです", "…は新しいパスワード",
+# "…是新的密码"
+GLUED_CONNECTORS = ("คือ", "が", "は", "是", "为", "為")
 # words prose after a password's label is made of, which a passphrase of words is not
 # ("password: must be at least twelve characters", "Password: stored in the keychain")
 PROSE_WORDS = frozenset(

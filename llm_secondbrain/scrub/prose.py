@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .catalogue import (DEFAULT_PASSWORDS, LOGIN_IS, NOT_A_VALUE, PASS_NEXT, PLACEHOLDER_WORDS, PROSE_CONNECTORS,
+from .catalogue import (DEFAULT_PASSWORDS, GLUED_CONNECTORS, LOGIN_IS, NOT_A_VALUE, PASS_NEXT, PLACEHOLDER_WORDS, PROSE_CONNECTORS,
                         PROSE_STOPS, PROSE_WORDS, SECRET_WORDS_ELSEWHERE)
 from .filters import _MARK, _PH_INNER_RE, _placeholder, _pw_shape, _random_letters
 from .patterns import lazy
@@ -163,8 +163,9 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
     — это новый пароль", "SaiGon_Mua88 là mật khẩu mới". Within _BEFORE_WORDS words of the
     password word on its line: a word only a password looks like (`strong`: "Python3 is the
     password hashing default" names a tool) that opens the sentence (an article before it at
-    most), right before a word that connects ("is", "est", "là") or a dash, which says the
-    sentence is about that word (a tag in code before a comment on passwords is not, nor a name
+    most), right before a word that connects ("is", "est", "là"; in a script without spaces,
+    glued to the password word: "คือรหัสผ่าน", "がDBの新パスワード", GLUED_CONNECTORS) or a dash,
+    which says the sentence is about that word (a tag in code before a comment on passwords is not, nor a name
     assigned with "="), or in quotes a word before the password's ('a „…” jelszóval'); not when
     the password word starts a compound ("password hashing", "password policy"). `e`: where the
     password word ends (`after_word`)."""
@@ -175,8 +176,11 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
     if after is not None and after.group().strip(".,;:!?") in _COMPOUND_AFTER:
         return
     found = list(_WORD.finditer(text, bol, i))
+    glued = ""
     if found and found[-1].end() >= i:
-        found.pop()  # (the password word's own head, glued before it: "вход" in "входпароль")
+        # (the password word's own head, glued before it: "вход" in "входпароль"; in a script
+        # without spaces, what connects the value to it: "คือ" in "คือรหัสผ่าน")
+        glued = found.pop().group()
     if found and found[0].start() == bol and bol > 0 and not text[bol - 1].isspace():
         found.pop(0)  # (the tail of a word the reach cut, not a word)
     for k in sorted({0, 1, len(found) - 2, len(found) - 1}):  # (the sentence's opening, the password word's side)
@@ -195,7 +199,8 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
             return
         nxt = found[k + 1].group().lower() if k + 1 < len(found) else ""
         if strong(tok, shape) and len(found) - k <= _BEFORE_WORDS and (
-                (nxt in PROSE_CONNECTORS and nxt[:1].isalpha()) or nxt in _DASHES or quoted):
+                (nxt in PROSE_CONNECTORS and nxt[:1].isalpha()) or nxt in _DASHES or quoted
+                or (k == len(found) - 1 and glued.startswith(GLUED_CONNECTORS))):
             spans.add(s, s + len(tok), "password", text, "prose-password")
             return
 
