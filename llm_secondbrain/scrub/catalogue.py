@@ -579,8 +579,11 @@ TOKEN_RULES: tuple[Rule, ...] = (
             '2026-01-01T00:00:00Z DEBUG auth configured refresh_token=⟦{alnum:40}⟧',
             '//registry.npmjs.org/:_authToken=⟦{alnum:40}⟧',
             '- Acme token: `⟦{alnum:40}⟧`',
+            'API-Schlüssel für den SMS-Dienst: ⟦{alnum:32}⟧',  # the label ends the secret's own phrase
+            'API-nyckel för SMS-tjänsten: ⟦{alnum:32}⟧',
         ), counter=(
             'monkey = banana_split_recipe_v2',
+            'api_key: [REDACTED:secret]\nclient-id: {alnum:32}',  # a field of its own, on its own line
         )),
     Reader("service-name-context", "secret",
     examples=('cloudflare: "⟦{alnum:40}⟧"', 'mixpanel ⟦{alnum:40}⟧', 'webexbot = "⟦{alnum:40}⟧"',

@@ -456,7 +456,7 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
     lab = _label_before(text, low, a, s)
     if vendor:
         return "" if lab and _ID_LABEL.search(lab) else "service-name-context"
-    if lab and (_label_class(lab) == _NOT or ("-" in tok and _named_id(tok, lab))):
+    if lab and (_label_class(lab) == _NOT or ("-" in tok and _named_id(tok, lab))) and not _closes_a_secrets_phrase(low, a, s, lab):
         # (a secret word further back, a password on the line before, does not make a service's
         # own name a plain label: 'HASLO_BD=…' over 'webexbot = "…"')
         return "service-name-context" if _a_service(lab) and _vendor_label(
@@ -464,6 +464,23 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
     if is_hex and not any(w in window[-80:] for w in HEX_CONTEXT_WORDS):
         return ""
     return "secret-word-context"
+
+
+_PAIR_BREAK = ":=\n,;|"
+
+
+def _closes_a_secrets_phrase(low: str, a: int, s: int, lab: str) -> bool:
+    """Does the label end a phrase that a secret's word opens on its own line, with no pair
+    between them ("API-Schlüssel für den SMS-Dienst: …", "API-nyckel för SMS-tjänsten: …")? It
+    names what the secret is for, as "the SMS service" does in English, and is no field of its
+    own; after a pair ("api_key: …, client-id: …", "--key k --upload-id …") or on the next line
+    it is."""
+    start = low.rfind(lab.lower(), a, s)
+    if start <= a or not lab[:1].isalpha():
+        return False  # (a flag, "--upload-id", or what is left of an operator, ".=")
+    head = low[a:start]
+    phrase = head[max(*(head.rfind(c) for c in _PAIR_BREAK), head.rfind(" -")) + 1:]  # (nor a flag's pair)
+    return bool(phrase.strip()) and _names_a_secret(_without_random_runs(phrase))
 
 
 def _label_before(text: str, low: str, a: int, s: int) -> str:
