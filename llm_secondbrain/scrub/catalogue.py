@@ -900,6 +900,9 @@ LABEL_RULES: tuple[Rule, ...] = (
         'رمز عبور: ⟦Kq7{alnum:9}!⟧',
         'nova šifra za wifi je ⟦Kq7{alnum:9}!⟧',
         'Kirjaudu salasanalla ⟦Sommer-Kesa-42⟧',
+        'Пароль адміністратора роутера змінив на ⟦Sonyashnyk-Pole-{digits:2}⟧',  # "changed it to"
+        'Mudei a senha do roteador para ⟦Sabia-Laranja-{digits:2}⟧',
+        'Das Router-Passwort habe ich auf ⟦Sonnen-Blume-{digits:2}⟧ geändert',
         '⟦Kq7{alnum:9}!⟧ is the new password for the NAS',  # the value first
         '⟦Sommer_Hytta_88⟧ est le nouveau mot de passe du routeur',
         '⟦Sommer_Hytta_88⟧ — это новый пароль от роутера',
@@ -1671,6 +1674,7 @@ CLI_TOOLS_CAPITAL_P = ("sqlcmd", "bcp", "osql", "isql", "zip", "unzip", "ipmitoo
 CLI_TOOLS_SPACED = ("sshpass", "psexec", "login", "mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "sqlcmd", "bcp", "az", "ldapsearch", "ldapmodify", "ldapadd", "smbclient", "mount", "cifs")
 PROSE_CONNECTORS = frozenset(
     "is er ist est es är er lautet was war var blev wurde = : to til på på: now nå jetzt ahora è é je jest "
+    "till auf naar para na на jadi menjadi "  # "changed it to": sv, de, nl, es and pt, pl and cs, ru and uk, id
     "és este yra ni là adalah ialah itu είναι هي هو היא הוא זו זה है คือ c'est это е је হলো হল "
     "maintenant nu changed set reset new nytt neues nouveau nuevo nya nye temp temporary "
     "midlertidig vorläufiges provisoire default -> => - – — →".split())
