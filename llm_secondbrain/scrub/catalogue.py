@@ -601,6 +601,7 @@ LABEL_RULES: tuple[Rule, ...] = (
     Reader("label-assignment", "label", examples=(
         '"password": "⟦Kq7{alnum:9}!⟧",',
         'PASSWORD_DB=⟦Kq7{alnum:9}⟧',  # the system it is for, after the secret's word
+        'docker run -e GF_SECURITY_ADMIN_PASSWORD=⟦8p7ez\\&Mbc{alnum:5}⟧ -p 3000:3000',  # a shell's escape, not roff's
         'contraseña_bd: ⟦Kq7{alnum:9}⟧',  # other languages' words (PASSWORD_WORDS, FOREIGN_KEY_WORDS)
         'mot_de_passe: "⟦Kq7{alnum:9}⟧"',
         'HASLO_BD=⟦Kq7{alnum:9}⟧',

@@ -733,8 +733,17 @@ def _already_redacted(v, lv, cls, quoted) -> bool:
     releases=(
         '\\-\\-page\\-size=3 \\-\\-page\\-token=\\-\\-token\\-format=full \\-\\-password=my\\-username',
     ))
-def _roff_markup(v, lv, cls, quoted) -> bool:
-    return "\\" in v and _ROFF.search(v) is not None  # a manual page's markup: "\\-\\-token\\-format=full"
+def _roff_markup(v, lv, cls, quoted) -> str:
+    """A manual page's markup: "\\-\\-token\\-format=full", "\\fIuser-id\\fR". A value whose only
+    escape is "\\&" goes only when its plain reading would: a shell escapes "&" the same way in a
+    password (`ADMIN_PASSWORD=8p7ez\\&MbcHv5`), where a manual page writes "\\&" beside
+    "\\-" and fonts."""
+    if "\\" not in v or _ROFF.search(v) is None:
+        return ""
+    if _ROFF_ONLY.search(v) is not None:
+        return "roff_markup"
+    plain = v.replace("\\&", "")
+    return (first_release(VALUE, plain, plain.lower(), cls, quoted) and "roff_markup") if plain else "roff_markup"
 
 
 @named(VALUE, "reference")
@@ -1205,6 +1214,7 @@ def _nested(tok: str) -> bool:
 
 _MAN_REFERENCE = lazy(r"[\w.:-]+\([1-9][a-z]{0,4}(?:\)[).,;:]*)?")
 _ROFF = lazy(r"\\(?:[&-]|f[BIRP]|\*\()")  # (not a Windows path's "\\fx166.exe")
+_ROFF_ONLY = lazy(r"\\(?:-|f[BIRP]|\*\()")  # (what only roff writes: a shell escapes "&" too)
 _DATEISH = lazy(r"^(?:\d{1,4}[-./:]\d{1,2}[-./:]\d{1,4}|v?\d+(?:\.\d+)+|\d+(?:[.,]\d+)*%?$|[A-Z]{2,}[-#]\d+$)")
 
 
