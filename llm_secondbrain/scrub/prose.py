@@ -108,7 +108,7 @@ def after_word(low: str, i: int, forms) -> tuple[int, int]:
             return -1, -1  # another word goes on: "密码学" (cryptography); Thai runs its words together
         past = particle.end()
     elif e < len(low) and low[e] not in " \t\r\n:=\u00a0：＝" and not (
-            low[e] in ".,;!?" and e + 1 < len(low) and low[e + 1] in " \t"):
+            low[e] in ".,;!?" and (e + 1 == len(low) or low[e + 1] in " \t\r\n")):  # (a sentence's end too)
         return -1, -1
     return e, past
 
