@@ -905,7 +905,9 @@ LABEL_RULES: tuple[Rule, ...] = (
         'Mudei a senha do roteador para ⟦Sabia-Laranja-{digits:2}⟧',
         'Das Router-Passwort habe ich auf ⟦Sonnen-Blume-{digits:2}⟧ geändert',
         '⟦Kq7{alnum:9}!⟧ is the new password for the NAS',  # the value first
-        'Sign in with the "raktar" user and the "⟦Tokaji!{alnum:6}⟧" password.',  # the word ends the text
+        'Sign in with the "raktar" user and the "⟦Tokaji!{alnum:5}7⟧" password.',  # the word ends the text
+        'Use "⟦Tokaji!{alnum:5}7⟧" as the password.',  # quoted, two words before the password word
+        'enter "admin" in the user field and "⟦Falak-Najm-{digits:4}⟧" in the password field.',
         '⟦Sommer_Hytta_88⟧ est le nouveau mot de passe du routeur',
         '⟦Sommer_Hytta_88⟧ — это новый пароль от роутера',
         '⟦Hytta_Fjord_2024⟧ là mật khẩu mới',

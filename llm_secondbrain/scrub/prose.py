@@ -166,15 +166,15 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
     most), right before a word that connects ("is", "est", "là"; in a script without spaces,
     glued to the password word: "คือรหัสผ่าน", "がDBの新パスワード", GLUED_CONNECTORS) or a dash,
     which says the sentence is about that word (a tag in code before a comment on passwords is not, nor a name
-    assigned with "="), or in quotes a word before the password's ('a „…” jelszóval'); not when
-    the password word starts a compound ("password hashing", "password policy"). `e`: where the
+    assigned with "="), or in quotes at most two words before the password's ('a „…” jelszóval', '"…" as the password'); not when
+    the password word starts a compound ("password hashing", "password policy") unless the value is
+    quoted ('"…" in the password field'). `e`: where the
     password word ends (`after_word`)."""
     if low.startswith("pass", i) and e - i == 4:
         return  # ("pass" is a verb and a count too: "E2fsck now uses less time in pass 5")
     bol = max(low.rfind("\n", max(0, i - _BEFORE_REACH), i) + 1, i - _BEFORE_REACH)
     after = _WORD.match(low, e + 1) if e + 1 < len(low) and low[e] == " " else None
-    if after is not None and after.group().strip(".,;:!?") in _COMPOUND_AFTER:
-        return
+    compound = after is not None and after.group().strip(".,;:!?") in _COMPOUND_AFTER
     found = list(_WORD.finditer(text, bol, i))
     glued = ""
     if found and found[-1].end() >= i:
@@ -183,13 +183,15 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
         glued = found.pop().group()
     if found and found[0].start() == bol and bol > 0 and not text[bol - 1].isspace():
         found.pop(0)  # (the tail of a word the reach cut, not a word)
-    for k in sorted({0, 1, len(found) - 2, len(found) - 1}):  # (the sentence's opening, the password word's side)
+    for k in sorted({0, 1, len(found) - 3, len(found) - 2, len(found) - 1}):  # (the sentence's opening, the password word's side)
         if k < 0 or k >= len(found):
             continue
         wm = found[k]
-        quoted = wm.group()[:1] in _CLOSERS and len(found) - k <= 2  # (a quoted value, at most a word before the password's)
-        if not quoted and (k > 1 or (k == 1 and len(found[0].group()) > 3)):
-            continue  # the value opens the sentence, after an article at most ("Το …")
+        # (a quoted value, at most two words before the password's: '"…" as the password', '„…” jelszóval')
+        quoted = wm.group()[:1] in _CLOSERS and len(found) - k <= 3
+        if not quoted and (compound or k > 1 or (k == 1 and len(found[0].group()) > 3)):
+            continue  # the value opens the sentence, after an article at most ("Το …"); a quoted one
+            # may go into the password field too ('"…" in the password field')
         key = wm.span()
         judged = words.get(key)
         if judged is None:
