@@ -1241,7 +1241,7 @@ DETECTORS: tuple[Rule, ...] = (
             pattern=r"\{[^{}\n]{0,40}?(AQAAAB[^{}\n]{4,}?)\}", group=1,
     examples=('<secret>{⟦AQAAABAAAAAQ{b64:44}=⟧}</secret>',)),
     # (rase: phrase, frase)
-    Reader("personal", "personal", keywords=("code", "pin", "puk", "seed", "rase", "keypad", "lockbox", "key box", "key safe",
+    Reader("personal", "personal", keywords=("code", "pin", "puk", "seed", "rase", "keypad", "lockbox", "lock box", "lock-box", "key box", "key safe",
                                              "combination") + RECOVERY_CODE_WORDS),
     Reader("email", "email", keywords=("@",), optional="strip_emails"),
 )
@@ -1324,8 +1324,12 @@ READER_RULES: tuple[Rule, ...] = (
             'building code: ⟦55123⟧',
             'Garage keypad: ⟦53320⟧',
             'Safe combination: ⟦12-34-56⟧',
+            'The code for the lock box is ⟦7082⟧.',  # the lock after its code
+            'the code to the garage is ⟦53320⟧',
+            'Lock box: ⟦7082⟧',
         ),
-        counter=('Keypad 2000 series, model 4721',)),
+        counter=('Keypad 2000 series, model 4721', 'error code for the door sensor is 4021',
+                 'the lock box model 7082 from Acme')),
     Reader("propagated", "secret"),
 )
 

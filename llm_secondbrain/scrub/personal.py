@@ -31,7 +31,8 @@ def personal(text: str, low: str, spans) -> None:
     seed = [i for i in _hits(low, "seed", "rase") if _opens_word(low, i) or low.endswith(("ph", "f"), 0, i)]
     if seed:
         _seed_phrases(text, low, seed, spans)
-    code = [i for i in _find_all(low, "code") if low[max(0, i - 20):i].rstrip(" -").endswith(_CODE_OWNERS)]
+    code = [i for i in _find_all(low, "code") if low[max(0, i - 20):i].rstrip(" -").endswith(_CODE_OWNERS)
+            or compiled(_CODE_FOR_LOCK).match(low, i + 4) is not None]
     if code:  # ("encode", "VS Code", "code block" end here: only a word that says whose code it is)
         _backup_codes(text, low, (m.end() for m in _labels(low, code, _CODES_LABEL)), spans)
         _labelled_numbers(text, low, code, _LOCK_LABEL, _LOCK_VALUE, spans, "lock-code")
@@ -54,7 +55,9 @@ def personal(text: str, low: str, spans) -> None:
         _number_lists(text, low, sorted({*pins, *code}), spans)
 
 
-_LOCK_DEVICES = ("keypad", "padlock", "lockbox", "key box", "key-box", "keybox", "key safe", "key-safe", "keysafe",
+_LOCKS = r"(?:front[ -]door|door|gate|alarm|garage|keypad|padlock|lock[ -]?box|key[ -]?box|key[ -]?safe|safe)"
+_CODE_FOR_LOCK = rf"[ \t]+(?:for|to)[ \t]+(?:the[ \t]+)?{_LOCKS}(?![a-z])"  # "code for the lock box"
+_LOCK_DEVICES = ("keypad", "padlock", "lockbox", "lock box", "lock-box", "key box", "key-box", "keybox", "key safe", "key-safe", "keysafe",
                  "combination")
 _REACH = 32  # how far before its keyword a label may start ("secret recovery phrase", "front door code")
 # the words that may stand before "code" in _CODES_LABEL and _LOCK_LABEL (a plain look that spares
@@ -271,9 +274,10 @@ _PIN_LABEL = (
 # keypad: 5332", "Safe combination: 12-34-56") may be followed by its model: those need a ':' or 'is')
 _LOCK_LABEL = (
     r"(?<![a-z])(?:(?P<weak>building|entry|entrance|lock)[ -]?code"
-    r"|(?P<device>keypad|padlock|lockbox|key[ -]?box|key[ -]?safe|(?:safe|lock|padlock)[ -]?combination)(?![ -]?code)"
-    r"|(?:front[ -]door|door|gate|alarm|garage|keypad|padlock|lockbox|key[ -]?box|key[ -]?safe|unlock|safe"
+    r"|(?P<device>keypad|padlock|lock[ -]?box|key[ -]?box|key[ -]?safe|(?:safe|lock|padlock)[ -]?combination)(?![ -]?code)"
+    r"|(?:front[ -]door|door|gate|alarm|garage|keypad|padlock|lock[ -]?box|key[ -]?box|key[ -]?safe|unlock|safe"
     r"|tür|garagentor|tresor)[ -]?code"
+    rf"|code[ \t]+(?:for|to)[ \t]+(?:the[ \t]+)?{_LOCKS}"  # (the lock after its code: "the code for the lock box is 7082")
     r")(?![a-z])")
 # between label and value: a closing quote, then "for the card:" or ':' or 'is', then a quote
 _NUMBER_SEP = (
