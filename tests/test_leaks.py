@@ -255,6 +255,30 @@ def test_secrets_kept_in_a_notes_structure_stay_out(tmp_path, brain_path, run):
     assert "NAS: [REDACTED:password]" in run("brain", "recall", "NAS Router", "--mode", "lexical").output
 
 
+def test_secrets_named_around_their_value_stay_out(tmp_path, brain_path, run):
+    """A secret whose words stand around it rather than before it: a lock after its code, a
+    quoted password two words before its word, a value before a connector glued to the word
+    (Japanese), "changed it to" in Ukrainian, the phrase a key's word opens ending in a
+    compound before the colon, a shell's escape inside a password, a service's login."""
+    pin = "".join(random.choices("123456789", k=5))
+    pws = [password() + "!" for _ in range(3)]
+    joined = [f"{w}-{''.join(random.choices(string.digits, k=4))}" for w in ("Fuji-San", "Sonyashnyk-Pole")]
+    key = "".join(random.choices(ALNUM, k=32))
+    login = "".join(random.choices("0123456789abcdef", k=40))
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "cabin.md").write_text(f"The key is in the lock box. The code for the lock box is {pin}.\n"
+                                     f'Use "{pws[0]}" as the password.\n')
+    (folder / "ja.md").write_text(f"{joined[0]} がDBの新パスワードです\n")
+    (folder / "uk.md").write_text(f"Пароль адміністратора роутера змінив на {joined[1]}\n")
+    (folder / "de.md").write_text(f"API-Schlüssel für den SMS-Dienst: {key}\n")
+    (folder / "run.sh").write_text(f"docker run -e GF_SECURITY_ADMIN_PASSWORD={pws[1][:5]}\\&{pws[1][5:]} grafana/grafana\n"
+                                   f"mvn sonar:sonar -Dsonar.login={login}\n")
+    run("brain", "ingest", folder, "--no-embed")
+    output = shown(run, "lock box password パスワード роутера SMS-Dienst grafana sonar")
+    assert_kept_out(brain_path, output, pin, pws[0], *joined, key, pws[1][5:], login)
+
+
 def test_secrets_written_in_other_languages_stay_out(tmp_path, brain_path, run):
     """A person's notes in their own language: the word for password, API key or token in its
     word order, a value given before its word, a chat answer, a setting named in the language,
