@@ -165,11 +165,11 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
     password hashing default" names a tool) that opens the sentence (an article before it at
     most), right before a word that connects ("is", "est", "là"; in a script without spaces,
     glued to the password word: "คือรหัสผ่าน", "がDBの新パスワード", GLUED_CONNECTORS) or a dash,
-    which says the sentence is about that word (a tag in code before a comment on passwords is not, nor a name
-    assigned with "="), or in quotes at most two words before the password's ('a „…” jelszóval', '"…" as the password'); not when
-    the password word starts a compound ("password hashing", "password policy") unless the value is
-    quoted ('"…" in the password field'). `e`: where the
-    password word ends (`after_word`)."""
+    which says the sentence is about that word (a tag in code before a comment on passwords is
+    not, nor a name assigned with "="); or in quotes at most two words before the password's
+    ('a „…” jelszóval', '"…" as the password'). Not when the password word starts a compound
+    ("password hashing", "password policy"), unless the value is quoted ('"…" in the password
+    field'). `e`: where the password word ends (`after_word`)."""
     if low.startswith("pass", i) and e - i == 4:
         return  # ("pass" is a verb and a count too: "E2fsck now uses less time in pass 5")
     bol = max(low.rfind("\n", max(0, i - _BEFORE_REACH), i) + 1, i - _BEFORE_REACH)
@@ -190,8 +190,7 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
         # (a quoted value, at most two words before the password's: '"…" as the password', '„…” jelszóval')
         quoted = wm.group()[:1] in _CLOSERS and len(found) - k <= 3
         if not quoted and (compound or k > 1 or (k == 1 and len(found[0].group()) > 3)):
-            continue  # the value opens the sentence, after an article at most ("Το …"); a quoted one
-            # may go into the password field too ('"…" in the password field')
+            continue  # the value opens the sentence, after an article at most ("Το …")
         key = wm.span()
         judged = words.get(key)
         if judged is None:

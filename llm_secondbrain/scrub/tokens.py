@@ -456,7 +456,8 @@ def _secret_context(text: str, low: str, a: int, s: int, tok: str, is_hex: bool,
     lab = _label_before(text, low, a, s)
     if vendor:
         return "" if lab and _ID_LABEL.search(lab) else "service-name-context"
-    if lab and (_label_class(lab) == _NOT or ("-" in tok and _named_id(tok, lab))) and not _closes_a_secrets_phrase(low, a, s, lab):
+    if lab and (_label_class(lab) == _NOT or ("-" in tok and _named_id(tok, lab))) and (
+            not _closes_a_secrets_phrase(low, a, s, lab)):
         # (a secret word further back, a password on the line before, does not make a service's
         # own name a plain label: 'HASLO_BD=…' over 'webexbot = "…"')
         return "service-name-context" if _a_service(lab) and _vendor_label(
