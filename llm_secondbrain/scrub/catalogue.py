@@ -976,6 +976,12 @@ RECOVERY_CODE_WORDS: tuple[str, ...] = (
 # few searches, not fifty): each word is searched for only where its part is in the text
 RECOVERY_CODE_PARTS = ("codes", "codici", "kod", "kood", "cód", "kód", "コード", "码", "碼", "코드", "коды", "коди", "mã ")
 
+# words that ask for something, as a question mark does: a chat message that asks for a password
+# in them ("please send me the wifi password", "パスワード教えてください") is answered in the next one
+REQUEST_WORDS = ("please", "pls", "plz", "bitte", "por favor", "per favore", "s'il te plaît", "s'il vous plaît",
+                 "svp", "vennligst", "snälla", "proszę", "prosím", "пожалуйста", "будь ласка", "lütfen", "kérlek",
+                 "ください", "下さい", "请", "請", "주세요")
+
 DETECTORS: tuple[Rule, ...] = (
     Reader("login-pair", "password", keywords=(" / ",),
         examples=(
@@ -992,8 +998,10 @@ DETECTORS: tuple[Rule, ...] = (
             '    raises(TypeError, lambda: A / 1.5)',
             'timestamp: Date.now() / 1000,',
         )),
-    Reader("chat-answer", "password", keywords=("?", "？", "؟"),
+    Reader("chat-answer", "password", keywords=("?", "？", "؟", *REQUEST_WORDS),
         examples=(
+            '[09:20] 佐藤: 共有アカウントのパスワード教えてください\n[09:21] 鈴木: ⟦Sakura#Fuji{digits:4}⟧ です\n',
+            '[09:20] Sato: please send me the shared account password\n[09:21] Suzuki: ⟦Sakura#Fuji{digits:4}⟧\n',
             '[07:58] Elin: vet någon lösenordet till kundportalen?\n[07:59] Johan: ⟦Vinter2023#⟧\n',
             'Ana: what is the wifi password?\nBo: ⟦Hytta#{digits:4}⟧\n',
             '[09:20] 佐藤: 共有アカウントのパスワードは？\n[09:21] 鈴木: ⟦Sakura#Fuji2024⟧ です\n',

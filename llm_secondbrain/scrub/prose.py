@@ -8,10 +8,11 @@ digit, a symbol, random letters; ``filters._pw_shape``), after a connector ("is"
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from .catalogue import (DEFAULT_PASSWORDS, GLUED_CONNECTORS, LOGIN_IS, NOT_A_VALUE, PASS_NEXT, PLACEHOLDER_WORDS, PROSE_CONNECTORS,
-                        PROSE_STOPS, PROSE_WORDS, SECRET_WORDS_ELSEWHERE)
+                        PROSE_STOPS, PROSE_WORDS, REQUEST_WORDS, SECRET_WORDS_ELSEWHERE)
 from .filters import _MARK, _PH_INNER_RE, _placeholder, _pw_shape, _random_letters
 from .patterns import lazy
 
@@ -208,14 +209,17 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
 
 # a question (its line ends with a question mark of any script) and a chat message: its time and
 # its author before the text ("[07:59] Johan: ", "鈴木: ")
-_QUESTION = lazy(r"(?m)^[^\n]*[?？؟][ \t\r]*$")
+# a line that asks: it ends with a question mark of any script, or holds a word of a request
+_QUESTION = lazy(r"(?m)^[^\n]*(?:[?？؟][ \t\r]*$|(?:" + "|".join(map(re.escape, REQUEST_WORDS)) + r")[^\n]*$)")
 _CHAT_HEAD = lazy(r"[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)?(?:[^\s:：\[][^:：\n]{0,30}[:：][ \t]+)?")
 _ANSWER_LINES = 2  # the answer is looked for in this many lines after the question
 
 
 def _chat_answers(text: str, low: str, spans: _Spans) -> None:
     """A password asked for and given in the next message: "[07:58] Elin: what is the wifi
-    password?" then "[07:59] Johan: Vinter2023#" (or "鈴木: Sakura#Fuji2024 です"). The answer
+    password?" then "[07:59] Johan: Vinter2023#" (or "鈴木: Sakura#Fuji2024 です"); asked with a
+    question mark or a word of a request ("please send me the wifi password", "パスワード教えて
+    ください": catalogue.REQUEST_WORDS). The answer
     is a message of one word only a password looks like (`strong`: "which server has the new
     password?" is answered "srv-db01"), and at most a short word after it
     (a particle, "thanks"); a longer message is prose, left to the other rules. "pass", "pw" and
