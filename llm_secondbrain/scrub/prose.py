@@ -208,23 +208,24 @@ def _prose_before(text: str, low: str, i: int, e: int, spans: _Spans, words: dic
 
 # a question (its line ends with a question mark of any script) and a chat message: its time and
 # its author before the text ("[07:59] Johan: ", "鈴木: ")
-_QUESTION = lazy(r"(?m)^[^\n]*[?？؟][ \t\r]*$")
+_QUESTION_MARKS = ("?", "？", "؟")
 _CHAT_HEAD = lazy(r"[ \t]*(?:\[[^\]\n]{1,24}\][ \t]*)?(?:[^\s:：\[][^:：\n]{0,30}[:：][ \t]+)?")
 _ANSWER_LINES = 2  # the answer is looked for in this many lines after the question
 
 
-def _asking_lines(low: str) -> list[tuple[int, int]]:
-    """(start, end) of each line that asks, in order: a question, or a line holding a word of a
-    request. The request words are found by plain substring searches: one pattern of them all,
-    tried at every character of every line, slowed the scrubber on real text."""
-    lines = {(q.start(), q.end()) for q in _QUESTION.finditer(low)}
-    for word in REQUEST_WORDS:
-        i = low.find(word)
-        while i >= 0:
-            end = low.find("\n", i)
-            end = len(low) if end < 0 else end
-            lines.add((low.rfind("\n", 0, i) + 1, end))
-            i = low.find(word, end)
+def _asking_lines(low: str, stems: list[tuple[int, str]]) -> list[tuple[int, int]]:
+    """(start, end) of each line that holds a secret's word the scan found (`stems`) and asks, in
+    order: it ends with a question mark of any script, or holds a word of a request. Only those
+    lines are read: a search of the whole text for a question's line, or for twenty-odd request
+    words, cost the scrubber 8 % on real text."""
+    lines = set()
+    for i, _ in stems:
+        start = low.rfind("\n", 0, i) + 1
+        end = low.find("\n", i)
+        end = len(low) if end < 0 else end
+        line = low[start:end]
+        if line.rstrip(" \t\r").endswith(_QUESTION_MARKS) or any(w in line for w in REQUEST_WORDS):
+            lines.add((start, end))
     return sorted(lines)
 
 
@@ -239,7 +240,7 @@ def _chat_answers(text: str, low: str, spans: _Spans) -> None:
     "pwd" ask for nothing ("did the build pass?")."""
     if not spans.stems:
         return  # (no secret's word anywhere: none in a question)
-    for start, end in _asking_lines(low):
+    for start, end in _asking_lines(low, spans.stems):
         if not any(after_word_start(low, m.start()) and m.group() not in ("pass", "pw", "pwd")
                    for m in _PROSE_KW.finditer(low, start, end)):
             continue
