@@ -275,8 +275,7 @@ _PIN_LABEL = (
 _LOCK_LABEL = (
     r"(?<![a-z])(?:(?P<weak>building|entry|entrance|lock)[ -]?code"
     r"|(?P<device>keypad|padlock|lock[ -]?box|key[ -]?box|key[ -]?safe|(?:safe|lock|padlock)[ -]?combination)(?![ -]?code)"
-    r"|(?:front[ -]door|door|gate|alarm|garage|keypad|padlock|lock[ -]?box|key[ -]?box|key[ -]?safe|unlock|safe"
-    r"|tür|garagentor|tresor)[ -]?code"
+    rf"|(?:{_LOCKS}|unlock|tür|garagentor|tresor)[ -]?code"
     rf"|code[ \t]+(?:for|to)[ \t]+(?:the[ \t]+)?{_LOCKS}"  # (the lock after its code: "the code for the lock box is 7082")
     r")(?![a-z])")
 # between label and value: a closing quote, then "for the card:" or ':' or 'is', then a quote
